@@ -1,9 +1,28 @@
-fn main() {
-    let _ = deno_core::JsRuntime::new(deno_core::RuntimeOptions {
-        extensions: vec![
-            deno_webidl::deno_webidl::init(),
-        ],
-        ..Default::default()
-    });
-    println!("fwbench");
+//! fwbench: host JavaScript web frameworks in embedded JS runtimes, serve
+//! them through hyper, and load-test them beside native Rust servers.
+//!
+//! `main` only parses the command line and dispatches; see DESIGN.md for
+//! the modules.
+
+mod adapter;
+mod cli;
+mod engine;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Serve(args) => serve::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("fwbench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

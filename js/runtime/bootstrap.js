@@ -1,0 +1,157 @@
+// The engine's bootstrap: installs the Web platform globals onto globalThis.
+//
+// deno_web, deno_webidl and deno_fetch ship their JS as lazy-loaded scripts
+// (`ext:` specifiers) and leave it to the embedder to decide which globals
+// exist (Deno does this in runtime/js/98_global_scope_shared.js). We install
+// the Web APIs a server-side framework expects, plus `crypto` backed by our
+// own ops, and then remove `Deno` and `__bootstrap` so app code cannot reach
+// deno_core's op table directly: the sandbox is the set of ops we register,
+// and app code only sees them through the globals below.
+import { core } from "ext:core/mod.js";
+import {
+  op_fwbench_random_fill,
+  op_fwbench_random_uuid,
+} from "ext:core/ops";
+
+const webidl = core.loadExtScript("ext:deno_webidl/00_webidl.js");
+const url = core.loadExtScript("ext:deno_web/00_url.js");
+const consoleMod = core.loadExtScript("ext:deno_web/01_console.js");
+const domException = core.loadExtScript("ext:deno_web/01_dom_exception.js");
+const urlPattern = core.loadExtScript("ext:deno_web/01_urlpattern.js");
+const event = core.loadExtScript("ext:deno_web/02_event.js");
+const structuredCloneMod = core.loadExtScript(
+  "ext:deno_web/02_structured_clone.js",
+);
+const timers = core.loadExtScript("ext:deno_web/02_timers.js");
+const abortSignal = core.loadExtScript("ext:deno_web/03_abort_signal.js");
+const base64 = core.loadExtScript("ext:deno_web/05_base64.js");
+const streams = core.loadExtScript("ext:deno_web/06_streams.js");
+const encoding = core.loadExtScript("ext:deno_web/08_text_encoding.js");
+const file = core.loadExtScript("ext:deno_web/09_file.js");
+const messagePort = core.loadExtScript("ext:deno_web/13_message_port.js");
+const compression = core.loadExtScript("ext:deno_web/14_compression.js");
+const performanceMod = core.loadExtScript("ext:deno_web/15_performance.js");
+const headers = core.loadExtScript("ext:deno_fetch/20_headers.js");
+const formData = core.loadExtScript("ext:deno_fetch/21_formdata.js");
+const request = core.loadExtScript("ext:deno_fetch/23_request.js");
+const response = core.loadExtScript("ext:deno_fetch/23_response.js");
+const fetchMod = core.loadExtScript("ext:deno_fetch/26_fetch.js");
+
+/** A writable, configurable, non-enumerable global, as the Web IDL asks. */
+function define(name, value) {
+  Object.defineProperty(globalThis, name, {
+    value,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+}
+
+const globals = {
+  AbortController: abortSignal.AbortController,
+  AbortSignal: abortSignal.AbortSignal,
+  Blob: file.Blob,
+  ByteLengthQueuingStrategy: streams.ByteLengthQueuingStrategy,
+  CompressionStream: compression.CompressionStream,
+  CountQueuingStrategy: streams.CountQueuingStrategy,
+  CustomEvent: event.CustomEvent,
+  DecompressionStream: compression.DecompressionStream,
+  DOMException: domException.DOMException,
+  ErrorEvent: event.ErrorEvent,
+  Event: event.Event,
+  EventTarget: event.EventTarget,
+  File: file.File,
+  FormData: formData.FormData,
+  Headers: headers.Headers,
+  MessageChannel: messagePort.MessageChannel,
+  MessageEvent: event.MessageEvent,
+  MessagePort: messagePort.MessagePort,
+  Performance: performanceMod.Performance,
+  PerformanceEntry: performanceMod.PerformanceEntry,
+  PerformanceMark: performanceMod.PerformanceMark,
+  PerformanceMeasure: performanceMod.PerformanceMeasure,
+  ProgressEvent: event.ProgressEvent,
+  PromiseRejectionEvent: event.PromiseRejectionEvent,
+  ReadableByteStreamController: streams.ReadableByteStreamController,
+  ReadableStream: streams.ReadableStream,
+  ReadableStreamBYOBReader: streams.ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest: streams.ReadableStreamBYOBRequest,
+  ReadableStreamDefaultController: streams.ReadableStreamDefaultController,
+  ReadableStreamDefaultReader: streams.ReadableStreamDefaultReader,
+  Request: request.Request,
+  Response: response.Response,
+  TextDecoder: encoding.TextDecoder,
+  TextDecoderStream: encoding.TextDecoderStream,
+  TextEncoder: encoding.TextEncoder,
+  TextEncoderStream: encoding.TextEncoderStream,
+  TransformStream: streams.TransformStream,
+  TransformStreamDefaultController: streams.TransformStreamDefaultController,
+  URL: url.URL,
+  URLPattern: urlPattern.URLPattern,
+  URLSearchParams: url.URLSearchParams,
+  WritableStream: streams.WritableStream,
+  WritableStreamDefaultController: streams.WritableStreamDefaultController,
+  WritableStreamDefaultWriter: streams.WritableStreamDefaultWriter,
+  atob: base64.atob,
+  btoa: base64.btoa,
+  clearInterval: timers.clearInterval,
+  clearTimeout: timers.clearTimeout,
+  fetch: fetchMod.fetch,
+  performance: performanceMod.performance,
+  reportError: event.reportError,
+  setInterval: timers.setInterval,
+  setTimeout: timers.setTimeout,
+  structuredClone: messagePort.structuredClone ??
+    structuredCloneMod.structuredClone,
+};
+for (const name of Object.keys(globals)) define(name, globals[name]);
+
+// console: deno_web's Console, printing through deno_core's op_print
+// (stdout for log/info/debug, stderr for warn/error).
+define("console", new consoleMod.Console((msg, level) => core.print(msg, level > 1)));
+
+// crypto: only what frameworks use on the request path. deno_crypto is not
+// part of this host (it drags in the whole WebCrypto surface), so these two
+// come from our own ops.
+class Crypto {
+  getRandomValues(array) {
+    if (!ArrayBuffer.isView(array) || array instanceof Float32Array ||
+      array instanceof Float64Array || array instanceof DataView) {
+      throw new TypeError(
+        "crypto.getRandomValues: expected an integer TypedArray",
+      );
+    }
+    if (array.byteLength > 65536) {
+      throw new DOMException(
+        `crypto.getRandomValues: ${array.byteLength} bytes requested, at most 65536 allowed`,
+        "QuotaExceededError",
+      );
+    }
+    op_fwbench_random_fill(
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength),
+    );
+    return array;
+  }
+  randomUUID() {
+    return op_fwbench_random_uuid();
+  }
+  get subtle() {
+    throw new Error("crypto.subtle is not available in fwbench's host");
+  }
+}
+define("crypto", new Crypto());
+define("Crypto", Crypto);
+
+// Unhandled rejections are logged, not fatal: one request's stray promise
+// must not take the whole worker down.
+core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
+  core.print(
+    `fwbench: unhandled promise rejection: ${reason?.stack ?? reason}\n`,
+    true,
+  );
+  return true;
+});
+
+void webidl;
+delete globalThis.Deno;
+delete globalThis.__bootstrap;

@@ -1,0 +1,370 @@
+// The JS half of fwbench's adapter: turns a request the Rust side holds into
+// a platform Request, calls the app, and commits its Response in one op.
+//
+// It follows the shape of Deno's own serve path (ext/http/00_serve.ts):
+// - the Request is materialized lazily: the inner request's URL and header
+//   list are functions that call an op only when the app reads them;
+// - a Response is read once from its internal state (no `.headers`/`.text()`
+//   round trips) and committed to Rust in a single op;
+// - a handler that returns synchronously is committed in the same call from
+//   Rust, with no promise turn.
+//
+// Apps are recognized by shape (see `setApp`): a fetch-style default export
+// (`{ fetch(request) }`: plain objects, hono, elysia), an express app and a
+// fastify instance (through the node:http shim), or a light response
+// (s200-light; see LIGHT below).
+import { core, primordials } from "ext:core/mod.js";
+import {
+  op_fwbench_register,
+  op_fwbench_req_body_read,
+  op_fwbench_req_headers,
+  op_fwbench_req_url,
+  op_fwbench_respond_bytes,
+  op_fwbench_respond_error,
+  op_fwbench_respond_stream,
+  op_fwbench_respond_text,
+  op_fwbench_stream_close,
+  op_fwbench_stream_write,
+} from "ext:core/ops";
+
+const { ObjectPrototypeIsPrototypeOf, TypedArrayPrototypeGetSymbolToStringTag } =
+  primordials;
+
+const { InnerBody } = core.loadExtScript("ext:deno_fetch/22_body.js");
+const { fromInnerRequest, newInnerRequest } = core.loadExtScript(
+  "ext:deno_fetch/23_request.js",
+);
+const {
+  ResponsePrototype,
+  serveFastBodyKey,
+  serveFastConsumedKey,
+  serveFastContentTypeKey,
+  serveFastHeaderKindKey,
+  serveFastStatusKey,
+  SERVE_FAST_HEADER_CONTENT_TYPE,
+  SERVE_FAST_HEADER_DEFAULT_TEXT,
+  toInnerResponse,
+} = core.loadExtScript("ext:deno_fetch/23_response.js");
+const { createReadableStream, ReadableStreamPrototype } = core.loadExtScript(
+  "ext:deno_web/06_streams.js",
+);
+
+/**
+ * Marks a light response (s200-light). The adapter serializes it without
+ * building a platform Response: `status` (number), `headers.forEach((value,
+ * name) => …)` (set-cookie once per cookie), and `body`: null/undefined, a
+ * string, a Uint8Array/ArrayBuffer or a ReadableStream.
+ */
+const LIGHT = Symbol.for("fwbench.light-response");
+
+/** Per-request error kinds the Rust side logs and answers. */
+const FAILED_HANDLER = 500;
+
+/** The app's fetch function, once `setApp` has run. */
+let appFetch = null;
+/** A node-style request listener (express app, fastify's server handler). */
+let nodeListener = null;
+/** Servers that app code `listen()`ed on (node:http shim). */
+const listened = [];
+
+/**
+ * What the node:http shim and other runtime modules see of the host:
+ * `registerNodeServer(server)` is what `server.listen()` calls.
+ */
+const host = {
+  registerNodeServer(server) {
+    listened.push(server);
+  },
+};
+Object.defineProperty(globalThis, Symbol.for("fwbench.host"), {
+  value: host,
+  enumerable: false,
+});
+
+function emptyBody() {
+  return null;
+}
+
+/** A ReadableStream over the request body, pulled from Rust on demand. */
+function requestBody(id) {
+  const stream = createReadableStream(
+    () => {},
+    async (controller) => {
+      const chunk = await op_fwbench_req_body_read(id);
+      if (chunk.byteLength === 0) controller.close();
+      else controller.enqueue(chunk);
+    },
+    () => Promise.resolve(),
+    0,
+  );
+  return new InnerBody(stream);
+}
+
+/** Builds the lazily materialized platform Request for request `id`. */
+function makeRequest(id, method, hasBody) {
+  const inner = newInnerRequest(
+    method,
+    () => op_fwbench_req_url(id),
+    () => op_fwbench_req_headers(id),
+    hasBody ? requestBody(id) : emptyBody(),
+    false,
+  );
+  return fromInnerRequest(inner, "immutable");
+}
+
+/** Flattens a header list ([[name, value], …]) for the respond ops. */
+function flatHeaders(list) {
+  const flat = new Array(list.length * 2);
+  for (let i = 0; i < list.length; i++) {
+    flat[2 * i] = list[i][0];
+    flat[2 * i + 1] = list[i][1];
+  }
+  return flat;
+}
+
+/** Sends a static body (string or bytes) with its headers. */
+function sendStatic(id, status, headers, body) {
+  if (typeof body === "string") {
+    op_fwbench_respond_text(id, status, headers, body);
+  } else if (body instanceof ArrayBuffer) {
+    op_fwbench_respond_bytes(id, status, headers, new Uint8Array(body));
+  } else if (ArrayBuffer.isView(body)) {
+    op_fwbench_respond_bytes(
+      id,
+      status,
+      headers,
+      new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+    );
+  } else {
+    op_fwbench_respond_text(id, status, headers, "");
+  }
+}
+
+/** Streams a ReadableStream body to Rust chunk by chunk. */
+async function sendStream(id, status, headers, stream) {
+  const sid = op_fwbench_respond_stream(id, status, headers);
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const bytes = typeof value === "string" ? core.encode(value) : value;
+      if (!(await op_fwbench_stream_write(sid, bytes))) {
+        // The client went away: stop producing.
+        await reader.cancel();
+        break;
+      }
+    }
+    op_fwbench_stream_close(sid, false);
+  } catch (error) {
+    op_fwbench_stream_close(sid, true);
+    logError(id, error);
+  }
+}
+
+function logError(id, error) {
+  void id;
+  core.print(`fwbench: response stream failed: ${describe(error)}\n`, true);
+}
+
+function describe(error) {
+  if (error && typeof error === "object" && typeof error.stack === "string") {
+    return error.stack;
+  }
+  return String(error);
+}
+
+/** Commits a platform Response: the fast static form or its inner state. */
+function commitResponse(id, response) {
+  const fastStatus = response[serveFastStatusKey];
+  if (fastStatus !== 0 && !response[serveFastConsumedKey]) {
+    const kind = response[serveFastHeaderKindKey];
+    const headers = kind === SERVE_FAST_HEADER_DEFAULT_TEXT
+      ? ["content-type", "text/plain;charset=UTF-8"]
+      : kind === SERVE_FAST_HEADER_CONTENT_TYPE
+      ? ["content-type", response[serveFastContentTypeKey]]
+      : [];
+    sendStatic(id, fastStatus, headers, response[serveFastBodyKey]);
+    return;
+  }
+  const inner = toInnerResponse(response);
+  if (inner.type === "error") {
+    op_fwbench_respond_error(id, FAILED_HANDLER, "handler returned Response.error()");
+    return;
+  }
+  const headers = flatHeaders(inner.headerList);
+  const body = inner.body;
+  if (body === null) {
+    op_fwbench_respond_text(id, inner.status, headers, "");
+    return;
+  }
+  const source = body.streamOrStatic;
+  if (ObjectPrototypeIsPrototypeOf(ReadableStreamPrototype, source)) {
+    sendStream(id, inner.status, headers, source);
+    return;
+  }
+  if (source.consumed) {
+    op_fwbench_respond_error(id, FAILED_HANDLER, "response body was already read");
+    return;
+  }
+  source.consumed = true;
+  sendStatic(id, inner.status, headers, source.body);
+}
+
+/** Commits a light response (see LIGHT). */
+function commitLight(id, response) {
+  const headers = [];
+  response.headers?.forEach((value, name) => {
+    headers.push(name, String(value));
+  });
+  const status = response.status ?? 200;
+  const body = response.body;
+  if (body && ObjectPrototypeIsPrototypeOf(ReadableStreamPrototype, body)) {
+    sendStream(id, status, headers, body);
+  } else {
+    sendStatic(id, status, headers, body);
+  }
+}
+
+function commit(id, response) {
+  try {
+    if (ObjectPrototypeIsPrototypeOf(ResponsePrototype, response)) {
+      commitResponse(id, response);
+    } else if (response !== null && typeof response === "object" && response[LIGHT] === true) {
+      commitLight(id, response);
+    } else {
+      op_fwbench_respond_error(
+        id,
+        FAILED_HANDLER,
+        `handler did not return a Response (got ${response === null ? "null" : typeof response}); did you forget to return it?`,
+      );
+    }
+  } catch (error) {
+    fail(id, error);
+  }
+}
+
+function fail(id, error) {
+  op_fwbench_respond_error(id, FAILED_HANDLER, describe(error));
+}
+
+/**
+ * Called by Rust for every request: `id` names it on the Rust side.
+ * Never throws; every outcome ends in exactly one respond op.
+ */
+function handle(id, method, hasBody) {
+  let result;
+  try {
+    if (nodeListener !== null) {
+      result = handleNode(id, method, hasBody);
+    } else {
+      result = appFetch(makeRequest(id, method, hasBody));
+    }
+  } catch (error) {
+    fail(id, error);
+    return;
+  }
+  if (result !== null && typeof result === "object" && typeof result.then === "function") {
+    result.then((response) => commit(id, response), (error) => fail(id, error));
+  } else {
+    commit(id, result);
+  }
+}
+
+/** Reads the whole request body (node-style apps get it as one buffer). */
+async function readAll(id) {
+  const chunks = [];
+  let length = 0;
+  while (true) {
+    const chunk = await op_fwbench_req_body_read(id);
+    if (chunk.byteLength === 0) break;
+    chunks.push(chunk);
+    length += chunk.byteLength;
+  }
+  const all = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}
+
+/** Serves one request through the node:http shim's `dispatchNode`. */
+function handleNode(id, method, hasBody) {
+  const node = globalThis[Symbol.for("fwbench.node")];
+  const url = new URL(op_fwbench_req_url(id));
+  const build = (body) => ({
+    method,
+    url: url.pathname + url.search,
+    headers: op_fwbench_req_headers(id),
+    body,
+    remoteAddress: "127.0.0.1",
+    remotePort: 0,
+  });
+  const run = (body) =>
+    node.dispatchNode(nodeListener, build(body)).then((out) => ({
+      [LIGHT]: true,
+      status: out.status,
+      headers: { forEach: (fn) => out.headers.forEach(([name, value]) => fn(value, name)) },
+      body: out.body,
+    }));
+  return hasBody ? readAll(id).then(run) : run(null);
+}
+
+function isExpressApp(value) {
+  return typeof value === "function" && typeof value.handle === "function" &&
+    typeof value.set === "function" && typeof value.use === "function";
+}
+
+function isFastify(value) {
+  return value !== null && typeof value === "object" &&
+    typeof value.ready === "function" && typeof value.routing === "function" &&
+    value.server !== undefined;
+}
+
+function nodeBridge(what) {
+  const node = globalThis[Symbol.for("fwbench.node")];
+  if (node === undefined) {
+    throw new TypeError(`${what} needs fwbench's node:http shim, which was not loaded`);
+  }
+  return node;
+}
+
+/**
+ * Installs the app from the main module's default export. Async because a
+ * fastify instance must be `ready()` before it serves.
+ */
+async function setApp(app) {
+  if (app !== null && typeof app === "object" && typeof app.fetch === "function") {
+    appFetch = (request) => app.fetch(request);
+    return "fetch";
+  }
+  if (isExpressApp(app)) {
+    nodeBridge("an express app");
+    nodeListener = app;
+    return "express";
+  }
+  if (isFastify(app)) {
+    const node = nodeBridge("a fastify instance");
+    await app.ready();
+    nodeListener = node.serverHandler(app.server);
+    return "fastify";
+  }
+  if (app === undefined && listened.length > 0) {
+    const node = nodeBridge("a listening node:http server");
+    nodeListener = node.serverHandler(listened[listened.length - 1]);
+    return "node:http";
+  }
+  if (typeof app === "function") {
+    appFetch = app;
+    return "function";
+  }
+  throw new TypeError(
+    app === undefined
+      ? "the app module has no default export: export default { fetch(request) { return new Response('hello') } }"
+      : `the app module's default export is not a fetch handler (got ${typeof app}): export an object with a fetch(request) method, a hono/elysia app, an express app or a fastify instance`,
+  );
+}
+
+op_fwbench_register(handle, setApp);

@@ -1,0 +1,446 @@
+//! The bridge between hyper and JS on one worker: the table of in-flight
+//! requests, and the ops JS uses to read a request and commit its response.
+//!
+//! A request enters the table from the hyper service (`WorkerShared::submit`)
+//! and waits there until JS commits a response through one of the respond
+//! ops, which sends it back to the service over a oneshot channel. Request
+//! ids are never reused, so a late commit (after a 504, or after the client
+//! went away) finds nothing and is dropped.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::rc::Rc;
+use std::task::Waker;
+use std::time::Instant;
+
+use bytes::Bytes;
+use deno_core::{op2, v8, ByteString, JsBuffer, OpState};
+use deno_error::JsErrorBox;
+use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use tokio::sync::{mpsc, oneshot};
+
+use super::body::ResBody;
+use super::ServeConfig;
+
+/// One request waiting for JS.
+pub struct Slot {
+    pub method: Method,
+    /// Full URL as JS sees it (`http://host/path?query`).
+    pub url: String,
+    pub headers: http::HeaderMap,
+    /// The request body, if it has one; taken while a read is in flight.
+    pub body: Option<Incoming>,
+    /// Body bytes read so far, checked against the limit.
+    pub body_read: usize,
+    pub reply: Option<oneshot::Sender<Response<ResBody>>>,
+    pub started: Instant,
+}
+
+/// State shared by a worker's hyper connections, its driver and its ops.
+pub struct WorkerShared {
+    pub config: ServeConfig,
+    slots: RefCell<HashMap<u32, Slot>>,
+    queue: RefCell<VecDeque<u32>>,
+    next_id: Cell<u32>,
+    driver: RefCell<Option<Waker>>,
+    streams: RefCell<HashMap<u32, mpsc::Sender<io::Result<Bytes>>>>,
+}
+
+/// The JS functions serve.js registers at bootstrap.
+pub struct BridgeFns {
+    /// `handle(id, method, hasBody)`
+    pub handle: v8::Global<v8::Function>,
+    /// `async setApp(defaultExport) -> kind`
+    pub set_app: v8::Global<v8::Function>,
+}
+
+impl WorkerShared {
+    pub fn new(config: ServeConfig) -> Rc<Self> {
+        Rc::new(Self {
+            config,
+            slots: RefCell::default(),
+            queue: RefCell::default(),
+            next_id: Cell::new(1),
+            driver: RefCell::default(),
+            streams: RefCell::default(),
+        })
+    }
+
+    /// Puts a request in the table and wakes the driver; returns its id.
+    pub fn submit(&self, slot: Slot) -> u32 {
+        let id = self.next_id.get();
+        // Ids stay positive small integers (V8 smis) and are not reused
+        // while a request could still be in flight.
+        self.next_id.set(if id >= i32::MAX as u32 { 1 } else { id + 1 });
+        self.slots.borrow_mut().insert(id, slot);
+        self.queue.borrow_mut().push_back(id);
+        if let Some(waker) = self.driver.borrow_mut().take() {
+            waker.wake();
+        }
+        id
+    }
+
+    /// How many requests are waiting for JS.
+    pub fn in_flight(&self) -> usize {
+        self.slots.borrow().len()
+    }
+
+    /// Forgets a request (the service gave up on it, or it was answered).
+    pub fn forget(&self, id: u32) {
+        self.slots.borrow_mut().remove(&id);
+    }
+
+    /// Registers the driver's waker, to be woken on the next `submit`.
+    pub fn set_driver_waker(&self, waker: &Waker) {
+        let mut slot = self.driver.borrow_mut();
+        match &*slot {
+            Some(existing) if existing.will_wake(waker) => {}
+            _ => *slot = Some(waker.clone()),
+        }
+    }
+
+    /// Takes the queued request ids, oldest first.
+    pub fn take_queue(&self) -> VecDeque<u32> {
+        std::mem::take(&mut *self.queue.borrow_mut())
+    }
+
+    /// The method and body presence of a queued request, if still wanted.
+    pub fn dispatch_info(&self, id: u32) -> Option<(Method, bool)> {
+        self.slots
+            .borrow()
+            .get(&id)
+            .map(|slot| (slot.method.clone(), slot.body.is_some()))
+    }
+
+    /// Sends `response` for request `id` (if anyone still waits for it).
+    pub fn reply(&self, id: u32, response: Response<ResBody>) {
+        if let Some(mut slot) = self.slots.borrow_mut().remove(&id) {
+            if let Some(tx) = slot.reply.take() {
+                let _ = tx.send(response);
+            }
+        }
+    }
+
+    /// Answers every request in flight with `status` and `message`, e.g.
+    /// when the runtime is torn down.
+    pub fn reply_all(&self, status: StatusCode, message: &str) {
+        let slots: Vec<Slot> = self.slots.borrow_mut().drain().map(|(_, slot)| slot).collect();
+        self.queue.borrow_mut().clear();
+        self.streams.borrow_mut().clear();
+        for mut slot in slots {
+            if let Some(tx) = slot.reply.take() {
+                let _ = tx.send(plain_response(status, message));
+            }
+        }
+    }
+
+    /// Answers request `id` with an error status and logs one line.
+    pub fn reply_error(&self, id: u32, status: StatusCode, detail: &str) {
+        let line = {
+            let slots = self.slots.borrow();
+            let Some(slot) = slots.get(&id) else { return };
+            format!(
+                "{} {} -> {}: {}",
+                slot.method,
+                path_of(&slot.url),
+                status.as_u16(),
+                one_line(detail)
+            )
+        };
+        eprintln!("fwbench: {line}");
+        let body = status.canonical_reason().unwrap_or("Error");
+        self.reply(id, plain_response(status, body));
+    }
+
+    fn with_slot<T>(&self, id: u32, f: impl FnOnce(&mut Slot) -> T) -> Result<T, JsErrorBox> {
+        let mut slots = self.slots.borrow_mut();
+        let slot = slots
+            .get_mut(&id)
+            .ok_or_else(|| JsErrorBox::type_error("the request is closed (already answered or timed out)"))?;
+        Ok(f(slot))
+    }
+}
+
+/// A short text/plain response.
+pub fn plain_response(status: StatusCode, message: &str) -> Response<ResBody> {
+    let mut response = Response::new(ResBody::full(format!("{message}\n")));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn path_of(url: &str) -> &str {
+    url.find("://")
+        .and_then(|scheme_end| {
+            url[scheme_end + 3..]
+                .find('/')
+                .map(|i| &url[scheme_end + 3 + i..])
+        })
+        .unwrap_or(url)
+}
+
+/// The first line of an error plus its first stack frame, on one line.
+fn one_line(detail: &str) -> String {
+    let mut lines = detail.lines().map(str::trim).filter(|line| !line.is_empty());
+    let first = lines.next().unwrap_or("(no message)");
+    match lines.find(|line| line.starts_with("at ")) {
+        Some(frame) => format!("{first} ({frame})"),
+        None => first.to_owned(),
+    }
+}
+
+fn shared(state: &OpState) -> Rc<WorkerShared> {
+    state.borrow::<Rc<WorkerShared>>().clone()
+}
+
+fn build_response(
+    status: u32,
+    headers: &[ByteString],
+    body: ResBody,
+) -> Result<Response<ResBody>, JsErrorBox> {
+    let status = u16::try_from(status)
+        .ok()
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .ok_or_else(|| JsErrorBox::range_error(format!("invalid response status {status}")))?;
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let map = response.headers_mut();
+    map.reserve(headers.len() / 2);
+    for pair in headers.chunks_exact(2) {
+        let name = HeaderName::from_bytes(&pair[0]).map_err(|_| {
+            JsErrorBox::type_error(format!(
+                "invalid header name {:?}",
+                String::from_utf8_lossy(&pair[0])
+            ))
+        })?;
+        let value = HeaderValue::from_bytes(&pair[1])
+            .map_err(|_| JsErrorBox::type_error(format!("invalid value for header {name}")))?;
+        // append, not insert: repeated headers (set-cookie) are all kept.
+        map.append(name, value);
+    }
+    Ok(response)
+}
+
+/// Registers serve.js's `handle` and `setApp` with the Rust side.
+#[op2]
+pub fn op_fwbench_register(
+    state: &mut OpState,
+    #[scoped] handle: v8::Global<v8::Function>,
+    #[scoped] set_app: v8::Global<v8::Function>,
+) {
+    state.put(BridgeFns { handle, set_app });
+}
+
+/// The request's full URL.
+#[op2]
+#[string]
+pub fn op_fwbench_req_url(state: &mut OpState, #[smi] id: u32) -> Result<String, JsErrorBox> {
+    shared(state).with_slot(id, |slot| slot.url.clone())
+}
+
+/// The request's header list, `[[name, value], …]`, repeated headers kept.
+#[op2]
+#[serde]
+pub fn op_fwbench_req_headers(
+    state: &mut OpState,
+    #[smi] id: u32,
+) -> Result<Vec<(ByteString, ByteString)>, JsErrorBox> {
+    shared(state).with_slot(id, |slot| {
+        slot.headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    ByteString::from(name.as_str()),
+                    ByteString::from(value.as_bytes()),
+                )
+            })
+            .collect()
+    })
+}
+
+/// The next chunk of the request body; empty at the end.
+#[op2]
+#[buffer]
+pub async fn op_fwbench_req_body_read(
+    state: Rc<std::cell::RefCell<OpState>>,
+    #[smi] id: u32,
+) -> Result<Vec<u8>, JsErrorBox> {
+    let shared = shared(&state.borrow());
+    let limit = shared.config.max_body_bytes;
+    let Some(mut body) = shared.with_slot(id, |slot| slot.body.take())? else {
+        return Ok(Vec::new());
+    };
+    loop {
+        match body.frame().await {
+            None => return Ok(Vec::new()),
+            Some(Err(error)) => {
+                return Err(JsErrorBox::generic(format!(
+                    "reading the request body failed: {error}"
+                )))
+            }
+            Some(Ok(frame)) => {
+                let Ok(data) = frame.into_data() else { continue };
+                if data.is_empty() {
+                    continue;
+                }
+                let total = shared.with_slot(id, |slot| {
+                    slot.body_read += data.len();
+                    slot.body_read
+                })?;
+                if total > limit {
+                    shared.reply(
+                        id,
+                        plain_response(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+                    );
+                    return Err(JsErrorBox::range_error(format!(
+                        "the request body exceeds the limit of {limit} bytes (--max-body-bytes)"
+                    )));
+                }
+                shared.with_slot(id, |slot| slot.body = Some(body))?;
+                return Ok(data.to_vec());
+            }
+        }
+    }
+}
+
+/// Commits a response with a string body.
+#[op2]
+pub fn op_fwbench_respond_text(
+    state: &mut OpState,
+    #[smi] id: u32,
+    #[smi] status: u32,
+    #[serde] headers: Vec<ByteString>,
+    #[string] body: String,
+) -> Result<(), JsErrorBox> {
+    let response = build_response(status, &headers, ResBody::full(body))?;
+    shared(state).reply(id, response);
+    Ok(())
+}
+
+/// Commits a response with a byte body.
+#[op2]
+pub fn op_fwbench_respond_bytes(
+    state: &mut OpState,
+    #[smi] id: u32,
+    #[smi] status: u32,
+    #[serde] headers: Vec<ByteString>,
+    #[buffer] body: JsBuffer,
+) -> Result<(), JsErrorBox> {
+    let response = build_response(status, &headers, ResBody::full(Bytes::copy_from_slice(&body)))?;
+    shared(state).reply(id, response);
+    Ok(())
+}
+
+/// Commits the head of a streamed response; returns the stream's id for
+/// `op_fwbench_stream_write`.
+#[op2]
+#[smi]
+pub fn op_fwbench_respond_stream(
+    state: &mut OpState,
+    #[smi] id: u32,
+    #[smi] status: u32,
+    #[serde] headers: Vec<ByteString>,
+) -> Result<u32, JsErrorBox> {
+    // A few chunks of slack; past that, JS waits for the client.
+    let (tx, rx) = mpsc::channel(8);
+    let response = build_response(status, &headers, ResBody::Stream(rx))?;
+    let shared = shared(state);
+    shared.streams.borrow_mut().insert(id, tx);
+    shared.reply(id, response);
+    Ok(id)
+}
+
+/// Sends one chunk of a streamed response; false once the client is gone.
+#[op2]
+pub async fn op_fwbench_stream_write(
+    state: Rc<std::cell::RefCell<OpState>>,
+    #[smi] sid: u32,
+    #[buffer] chunk: JsBuffer,
+) -> bool {
+    let tx = shared(&state.borrow()).streams.borrow().get(&sid).cloned();
+    match tx {
+        Some(tx) => tx.send(Ok(Bytes::copy_from_slice(&chunk))).await.is_ok(),
+        None => false,
+    }
+}
+
+/// Ends a streamed response; `failed` aborts it (the client sees a cut body).
+#[op2(fast)]
+pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: bool) {
+    let tx = shared(state).streams.borrow_mut().remove(&sid);
+    if let (Some(tx), true) = (tx, failed) {
+        let _ = tx.try_send(Err(io::Error::other("the response stream failed in JS")));
+    }
+}
+
+/// Answers with an error status (the handler threw, rejected or returned
+/// something that is not a response) and logs one line.
+#[op2(fast)]
+pub fn op_fwbench_respond_error(
+    state: &mut OpState,
+    #[smi] id: u32,
+    #[smi] status: u32,
+    #[string] detail: &str,
+) {
+    let status = u16::try_from(status)
+        .ok()
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    shared(state).reply_error(id, status, detail);
+}
+
+deno_core::extension!(
+    fwbench_adapter,
+    deps = [fwbench_engine],
+    ops = [
+        op_fwbench_register,
+        op_fwbench_req_url,
+        op_fwbench_req_headers,
+        op_fwbench_req_body_read,
+        op_fwbench_respond_text,
+        op_fwbench_respond_bytes,
+        op_fwbench_respond_stream,
+        op_fwbench_stream_write,
+        op_fwbench_stream_close,
+        op_fwbench_respond_error,
+    ],
+    options = { shared: Rc<WorkerShared> },
+    state = |state, options| {
+        state.put(options.shared);
+    },
+);
+
+/// The adapter's extension for one worker's runtime.
+pub fn extension(shared: Rc<WorkerShared>) -> deno_core::Extension {
+    const SERVE: &str = "ext:fwbench_adapter/serve.js";
+    let mut ext = fwbench_adapter::init(shared);
+    ext.esm_files = std::borrow::Cow::Owned(vec![crate::engine::embedded_source(
+        SERVE,
+        include_str!("../../js/runtime/serve.js"),
+    )]);
+    ext.esm_entry_point = Some(SERVE);
+    ext
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_log_lines_keep_message_and_first_frame() {
+        let stack = "Error: boom\n    at handler (file:///app.js:3:9)\n    at other (x.js:1:1)";
+        assert_eq!(one_line(stack), "Error: boom (at handler (file:///app.js:3:9))");
+        assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn paths_come_from_full_urls() {
+        assert_eq!(path_of("http://127.0.0.1:8080/user/7?x=1"), "/user/7?x=1");
+    }
+}

@@ -1,0 +1,133 @@
+//! The hyper server and its bridge into JS: `serve` runs N worker threads,
+//! each with its own JS runtime, all accepting on one listening socket.
+//!
+//! Public face: [`ServeConfig`], [`AppSpec`] and [`serve`]. The JS bridge
+//! (request table, ops, js/runtime/serve.js) is private to this module.
+
+mod body;
+mod bridge;
+mod service;
+mod worker;
+
+use std::future::Future;
+use std::net::TcpListener;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use deno_core::ModuleSpecifier;
+use tokio::sync::watch;
+
+use crate::engine::EngineOptions;
+
+/// Server settings; the same for every row of a benchmark.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Worker threads, each with its own JS runtime.
+    pub workers: usize,
+    /// Largest request body accepted (413 past it).
+    pub max_body_bytes: usize,
+    /// Largest request head (hyper's read buffer; 431 or close past it).
+    pub max_header_bytes: usize,
+    /// How long a client may take to send the request head.
+    pub header_read_timeout: Duration,
+    /// How long a handler may take to respond (504 past it).
+    pub handler_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        Self {
+            workers: 1,
+            max_body_bytes: 1 << 20,
+            max_header_bytes: 16 << 10,
+            header_read_timeout: Duration::from_secs(5),
+            handler_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What each worker loads: the app's main module and the engine settings.
+#[derive(Debug, Clone)]
+pub struct AppSpec {
+    /// The main module (`file://…` or an embedded `fwbench:///…`).
+    pub main: ModuleSpecifier,
+    /// How it is named in messages (the path the user gave).
+    pub display: String,
+    /// Engine settings (module root, heap and CPU limits).
+    pub engine: EngineOptions,
+}
+
+/// A running server, ready to take requests.
+pub struct Server {
+    /// The app kind the workers recognized (fetch, express, fastify, …).
+    pub kind: String,
+    stop: watch::Sender<bool>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Stops accepting, lets open requests finish (2 s at most), and joins
+    /// the workers.
+    pub fn shutdown(self) {
+        let _ = self.stop.send(true);
+        for worker in self.workers {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Starts `config.workers` workers serving `spec` on `listener` and waits
+/// until every one has loaded the app. A load error stops them all and is
+/// returned.
+pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyhow::Result<Server> {
+    let (stop, shutdown) = watch::channel(false);
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let mut workers = Vec::with_capacity(config.workers);
+    for index in 0..config.workers.max(1) {
+        let listener = listener
+            .try_clone()
+            .context("failed to share the listening socket")?;
+        let (spec, config, ready, shutdown) =
+            (spec.clone(), config.clone(), ready_tx.clone(), shutdown.clone());
+        let thread = std::thread::Builder::new()
+            .name(format!("fwbench-worker-{index}"))
+            .spawn(move || worker::run(listener, spec, config, ready, shutdown))
+            .context("failed to spawn a worker thread")?;
+        workers.push(thread);
+    }
+    drop(ready_tx);
+    let mut kind = None;
+    for _ in 0..workers.len() {
+        match ready_rx.recv() {
+            Ok(Ok(k)) => kind = Some(k),
+            Ok(Err(error)) => {
+                let _ = stop.send(true);
+                for worker in workers {
+                    let _ = worker.join();
+                }
+                return Err(error);
+            }
+            Err(_) => return Err(anyhow!("a worker thread exited before loading the app")),
+        }
+    }
+    Ok(Server {
+        kind: kind.unwrap_or_default(),
+        stop,
+        workers,
+    })
+}
+
+/// Serves until `shutdown` resolves, then stops cleanly.
+pub async fn serve(
+    listener: TcpListener,
+    spec: AppSpec,
+    config: ServeConfig,
+    shutdown: impl Future,
+) -> anyhow::Result<()> {
+    let server = start(listener, spec, config)?;
+    shutdown.await;
+    tokio::task::spawn_blocking(move || server.shutdown())
+        .await
+        .context("failed to stop the workers")?;
+    Ok(())
+}

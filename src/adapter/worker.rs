@@ -1,0 +1,301 @@
+//! One worker thread: a current-thread tokio runtime, one JS runtime (its
+//! own isolate) and the hyper connections it accepts.
+//!
+//! `JsRuntime` is `!Send`, so everything a worker owns stays on its thread
+//! (hyper's single_threaded example is the model: a `LocalSet`, `Rc` state,
+//! `spawn_local`). The driver is one future that, each time it is woken,
+//! hands the queued requests to JS (synchronously: a handler that returns a
+//! Response is committed before the call returns) and then polls the JS
+//! event loop once for promises, timers and async ops.
+
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use anyhow::{anyhow, Context as _};
+use deno_core::{v8, PollEventLoopOptions};
+use http::StatusCode;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::bridge::{self, BridgeFns, WorkerShared};
+use super::{service, AppSpec, ServeConfig};
+use crate::engine::{Engine, Interrupt};
+
+/// A worker's JS side, ready to serve.
+struct Driver {
+    engine: Engine,
+    handle: v8::Global<v8::Function>,
+}
+
+/// Why the driver stopped serving.
+enum DriverExit {
+    /// The runtime must be replaced (heap limit, or a loop interrupted
+    /// between requests, which leaves the microtask queue half run).
+    Rebuild(Interrupt),
+}
+
+/// Builds a runtime, loads the app and installs it; returns the driver and
+/// the kind of app recognized (fetch, express, fastify, …).
+async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driver, String)> {
+    let mut engine = Engine::new(&spec.engine, vec![bridge::extension(shared.clone())])?;
+    let namespace = engine.import_main(&spec.main).await?;
+    let runtime = engine.runtime();
+    let (handle, set_app) = {
+        let state = runtime.op_state();
+        let state = state.borrow();
+        let fns = state
+            .try_borrow::<BridgeFns>()
+            .ok_or_else(|| anyhow!("internal error: serve.js did not register its bridge"))?;
+        (fns.handle.clone(), fns.set_app.clone())
+    };
+    let default_export = {
+        deno_core::scope!(scope, runtime);
+        let namespace = v8::Local::new(scope, &namespace);
+        let key = v8::String::new(scope, "default").expect("short string");
+        let value = namespace
+            .get(scope, key.into())
+            .unwrap_or_else(|| v8::undefined(scope).into());
+        v8::Global::new(scope, value)
+    };
+    let installed = runtime.call_with_args(&set_app, &[default_export]);
+    let kind = {
+        let (runtime, watchdog) = engine.parts();
+        let _in_js = watchdog.enter();
+        let kind = runtime
+            .with_event_loop_future(installed, PollEventLoopOptions::default())
+            .await
+            .map_err(|error| anyhow!("{error}"))?;
+        deno_core::scope!(scope, runtime);
+        v8::Local::new(scope, kind).to_rust_string_lossy(scope)
+    };
+    Ok((Driver { engine, handle }, kind))
+}
+
+impl Driver {
+    /// Hands the queued requests to JS. Returns an exit if the runtime must
+    /// be replaced.
+    fn dispatch(&mut self, shared: &WorkerShared) -> Option<DriverExit> {
+        let ids = shared.take_queue();
+        if ids.is_empty() {
+            return None;
+        }
+        let cpu_limit = self.engine.watchdog_limit();
+        let (runtime, watchdog) = self.engine.parts();
+        deno_core::scope!(scope, runtime);
+        let handle = v8::Local::new(scope, &self.handle);
+        let receiver: v8::Local<v8::Value> = v8::undefined(scope).into();
+        for id in ids {
+            let Some((method, has_body)) = shared.dispatch_info(id) else {
+                continue;
+            };
+            v8::tc_scope!(let tc, scope);
+            let args: [v8::Local<v8::Value>; 3] = [
+                v8::Integer::new_from_unsigned(tc, id).into(),
+                v8::String::new(tc, method.as_str()).expect("short string").into(),
+                v8::Boolean::new(tc, has_body).into(),
+            ];
+            let returned = {
+                let _in_js = watchdog.enter();
+                handle.call(tc, receiver, &args)
+            };
+            if returned.is_some() {
+                continue;
+            }
+            match watchdog.take_interrupt() {
+                Some(Interrupt::TimeLimit) => {
+                    tc.cancel_terminate_execution();
+                    shared.reply_error(
+                        id,
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        &format!(
+                            "handler ran longer than the CPU time limit ({cpu_limit:?}) and was interrupted"
+                        ),
+                    );
+                }
+                Some(Interrupt::HeapLimit) => {
+                    tc.cancel_terminate_execution();
+                    return Some(DriverExit::Rebuild(Interrupt::HeapLimit));
+                }
+                None => {
+                    let message = tc
+                        .exception()
+                        .map(|e| e.to_rust_string_lossy(tc))
+                        .unwrap_or_else(|| "unknown error".into());
+                    shared.reply_error(id, StatusCode::INTERNAL_SERVER_ERROR, &message);
+                }
+            }
+        }
+        None
+    }
+
+    /// Runs queued requests and the JS event loop; pending until the runtime
+    /// must be replaced.
+    fn poll(&mut self, cx: &mut Context<'_>, shared: &WorkerShared) -> Poll<DriverExit> {
+        shared.set_driver_waker(cx.waker());
+        if let Some(exit) = self.dispatch(shared) {
+            return Poll::Ready(exit);
+        }
+        let polled = {
+            let (runtime, watchdog) = self.engine.parts();
+            let _in_js = watchdog.enter();
+            runtime.poll_event_loop(cx, PollEventLoopOptions::default())
+        };
+        if let Some(interrupt) = self.engine.take_interrupt() {
+            return Poll::Ready(DriverExit::Rebuild(interrupt));
+        }
+        if let Poll::Ready(Err(error)) = polled {
+            eprintln!("fwbench: error in the JS event loop: {error}");
+        }
+        Poll::Pending
+    }
+}
+
+/// Keeps the worker's JS runtime serving, rebuilding it when it must go.
+async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
+    loop {
+        let exit = poll_fn(|cx| driver.poll(cx, &shared)).await;
+        let DriverExit::Rebuild(why) = exit;
+        let (status, message) = match why {
+            Interrupt::HeapLimit => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the JS runtime exceeded its heap limit (--max-heap-mb) and was restarted",
+            ),
+            Interrupt::TimeLimit => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "JS ran longer than the CPU time limit and the runtime was restarted",
+            ),
+        };
+        eprintln!(
+            "fwbench: {message}; answering {} requests in flight",
+            shared.in_flight()
+        );
+        shared.reply_all(status, message);
+        drop(driver);
+        driver = loop {
+            match load(spec, &shared).await {
+                Ok((driver, _)) => break driver,
+                Err(error) => {
+                    eprintln!("fwbench: rebuilding the JS runtime failed: {error:#}; retrying in 1s");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        };
+    }
+}
+
+/// Serves one connection until it closes or shutdown is asked.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    shared: Rc<WorkerShared>,
+    host: Rc<str>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let config: &ServeConfig = &shared.config;
+    let service = {
+        let shared = shared.clone();
+        service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
+    };
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        .max_buf_size(config.max_header_bytes.max(8192))
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        result = conn.as_mut() => {
+            if let Err(error) = result {
+                if !error.is_incomplete_message() && !error.is_closed() {
+                    // Malformed requests, header timeouts: hyper answered or
+                    // closed; nothing to do but note it when debugging.
+                    let _ = error;
+                }
+            }
+        }
+        _ = shutdown.wait_for(|stop| *stop) => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// Runs one worker on the current thread until shutdown. `ready` receives
+/// the recognized app kind, or the load error.
+pub fn run(
+    listener: std::net::TcpListener,
+    spec: AppSpec,
+    config: ServeConfig,
+    ready: std::sync::mpsc::Sender<anyhow::Result<String>>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = ready.send(Err(
+                anyhow!(error).context("failed to start the worker's tokio runtime")
+            ));
+            return;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async move {
+        let host: Rc<str> = listener.local_addr().map(|a| a.to_string()).unwrap_or_default().into();
+        let listener = match listener
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpListener::from_std(listener))
+        {
+            Ok(listener) => listener,
+            Err(error) => {
+                let _ = ready.send(Err(anyhow!(error).context("failed to use the listening socket")));
+                return;
+            }
+        };
+        let shared = WorkerShared::new(config);
+        let driver = match load(&spec, &shared).await.with_context(|| format!("failed to load {}", spec.display)) {
+            Ok((driver, kind)) => {
+                let _ = ready.send(Ok(kind));
+                driver
+            }
+            Err(error) => {
+                let _ = ready.send(Err(error));
+                return;
+            }
+        };
+        let mut connections = JoinSet::new();
+        let conn_shutdown = shutdown.clone();
+        let accept = async {
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => match accepted {
+                        Ok((stream, _)) => {
+                            connections.spawn_local(connection(stream, shared.clone(), host.clone(), conn_shutdown.clone()));
+                        }
+                        Err(error) => {
+                            // Out of file descriptors and the like: back off
+                            // rather than spin.
+                            eprintln!("fwbench: accept failed: {error}");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                    },
+                    _ = shutdown.wait_for(|stop| *stop) => break,
+                }
+                while connections.try_join_next().is_some() {}
+            }
+            // Let open connections finish their current request.
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                while connections.join_next().await.is_some() {}
+            })
+            .await;
+        };
+        tokio::select! {
+            () = accept => {}
+            () = drive(driver, &spec, shared.clone()) => {}
+        }
+    });
+}

@@ -1,0 +1,128 @@
+//! Command-line definitions (clap derive) and value parsers. Raw values
+//! only: each command turns its args into a validated plan in its own module.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Host JavaScript web frameworks in embedded JS runtimes and load-test them
+/// beside native Rust servers.
+#[derive(Debug, Parser)]
+#[command(name = "fwbench", version, long_version = long_version(), propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// fwbench's commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve a JavaScript app (default export `{ fetch(request) }`, a hono or
+    /// elysia app, an express app or a fastify instance) over HTTP/1.1.
+    Serve(ServeArgs),
+}
+
+/// `fwbench serve APP.js`
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The app's main module. Files in its directory tree may be imported;
+    /// so may `s200`, the bundled frameworks and `node:*` built-ins.
+    pub app: PathBuf,
+    /// Port to listen on; 0 picks a free one (the URL is printed).
+    #[arg(long, short, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Worker threads, each with its own JS runtime (isolate).
+    #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
+    /// Answer 504 when a handler has not responded after this long.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub handler_timeout: Duration,
+    /// Interrupt JS that runs this long without returning (answered 500).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub cpu_limit: Duration,
+    /// Heap limit per JS runtime in MiB; past it the runtime is rebuilt and
+    /// its in-flight requests answered 503.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(8..=65536))]
+    pub max_heap_mb: u32,
+    /// Largest request body in bytes (413 past it).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub max_body_bytes: usize,
+    /// Largest request head in bytes (431 or a closed connection past it).
+    #[arg(long, default_value_t = 16 << 10)]
+    pub max_header_bytes: usize,
+    /// How long a client may take to send the request head.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub header_read_timeout: Duration,
+}
+
+/// `--version` in full: the engine and every bundled framework.
+fn long_version() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = format!(
+            "{}\nengine: {}\n",
+            env!("CARGO_PKG_VERSION"),
+            crate::engine::engine_name()
+        );
+        let frameworks = &crate::engine::embedded::vendor_manifest().frameworks;
+        if frameworks.is_empty() {
+            text.push_str("frameworks: none bundled (run `node vendor/build.mjs` before building)\n");
+        } else {
+            text.push_str("frameworks:\n");
+            for (name, version) in frameworks {
+                text.push_str(&format!("  {name} {version}\n"));
+            }
+        }
+        text
+    })
+}
+
+/// Parses a duration such as `500ms`, `10s`, `2m` or `1.5s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        format!("invalid duration '{text}': expected a number and a unit, e.g. 500ms, 10s, 2m")
+    })?;
+    let seconds = match unit.trim() {
+        "ms" => value / 1000.0,
+        "s" | "" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "invalid duration unit '{other}' in '{text}': use ms, s, m or h"
+            ))
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("invalid duration '{text}': {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_common_units() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("ten").unwrap_err().contains("500ms"));
+        assert!(parse_duration("3 weeks").unwrap_err().contains("unit"));
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,74 @@
+//! The engine's extensions: Deno's Web API crates, the stand-ins they need,
+//! and our own bootstrap and host ops.
+//!
+//! Our JS is compiled into the binary (`include_str!`) rather than named by
+//! path with deno_core's `esm = [...]` lists, which in deno_core 0.413 are
+//! read from disk at run time unless a startup snapshot is built.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use deno_core::{Extension, ExtensionFileSource};
+
+use super::{ops_host, sandbox};
+
+deno_core::extension!(
+    fwbench_engine,
+    deps = [deno_webidl, deno_web, deno_fetch],
+    ops = [
+        ops_host::op_fwbench_random_fill,
+        ops_host::op_fwbench_random_uuid,
+        ops_host::op_fwbench_hash,
+        ops_host::op_fwbench_timing_safe_equal,
+        ops_host::op_fwbench_log,
+    ],
+    state = |state| {
+        state.put(sandbox::deny_all());
+    },
+);
+
+/// An embedded JS source under an `ext:` specifier.
+pub fn embedded_source(specifier: &'static str, code: &'static str) -> ExtensionFileSource {
+    ExtensionFileSource::new_computed(specifier, Arc::from(code))
+}
+
+/// The bootstrap module's specifier; it runs once per runtime.
+const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
+
+/// Every extension the engine needs, in dependency order.
+pub fn all() -> Vec<Extension> {
+    let mut engine = fwbench_engine::init();
+    engine.esm_files = Cow::Owned(vec![embedded_source(
+        BOOTSTRAP,
+        include_str!("../../js/runtime/bootstrap.js"),
+    )]);
+    engine.esm_entry_point = Some(BOOTSTRAP);
+    // deno_fetch loads these specifiers from crates we do not link (deno_net
+    // for TLS client keys, deno_telemetry for tracing); these stand-ins
+    // refuse TLS and never trace.
+    engine.lazy_loaded_js_files = Cow::Owned(vec![
+        embedded_source(
+            "ext:deno_net/02_tls.js",
+            include_str!("../../js/runtime/stubs/02_tls.js"),
+        ),
+        embedded_source(
+            "ext:deno_telemetry/telemetry.ts",
+            include_str!("../../js/runtime/stubs/telemetry.js"),
+        ),
+        embedded_source(
+            "ext:deno_telemetry/util.ts",
+            include_str!("../../js/runtime/stubs/telemetry_util.js"),
+        ),
+    ]);
+    vec![
+        deno_webidl::deno_webidl::init(),
+        deno_web::deno_web::init(
+            Arc::new(deno_web::BlobStore::default()),
+            None,
+            false,
+            deno_web::InMemoryBroadcastChannel::default(),
+        ),
+        deno_fetch::deno_fetch::init(deno_fetch::Options::default()),
+        engine,
+    ]
+}

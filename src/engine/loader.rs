@@ -1,0 +1,281 @@
+//! The module loader: which ES modules app code may import, and from where.
+//!
+//! Allowed:
+//! - files inside the app's own directory tree (`file://`), read from disk;
+//! - fwbench's embedded modules (`fwbench:///…`): js/runtime, js/s200,
+//!   scenarios/ and the vendor bundles (see `embedded`);
+//! - bare specifiers that name one of those: `s200`, `s200/light`, the
+//!   frameworks listed in vendor/dist/manifest.json (`hono`, `express`, …),
+//!   and Node built-ins (`node:http` or `http`), which map to our shims in
+//!   js/runtime/node/.
+//!
+//! Everything else (remote URLs, `data:`, paths outside the app's tree,
+//! unknown packages) is refused with an error that names the specifier.
+
+use std::path::{Path, PathBuf};
+
+use deno_core::error::ModuleLoaderError;
+use deno_core::{
+    ModuleLoadOptions, ModuleLoadReferrer, ModuleLoadResponse, ModuleLoader, ModuleSource, ModuleSourceCode,
+    ModuleSpecifier, ModuleType, RequestedModuleType, ResolutionKind,
+};
+use deno_error::JsErrorBox;
+
+use super::embedded;
+
+/// The scheme of embedded modules: `fwbench:///runtime/node/http.js`.
+pub const EMBEDDED_PREFIX: &str = "fwbench:///";
+
+/// Resolves and loads modules for one runtime; see the module docs.
+pub struct HostModuleLoader {
+    /// The app's directory (canonical): file modules must live under it.
+    app_root: Option<PathBuf>,
+}
+
+impl HostModuleLoader {
+    /// A loader that serves files under `app_root` plus the embedded modules.
+    /// With `None`, only embedded modules load (e.g. a built-in scenario).
+    pub fn new(app_root: Option<PathBuf>) -> Self {
+        Self { app_root }
+    }
+
+    fn refuse(specifier: &str, referrer: &str, why: &str) -> ModuleLoaderError {
+        JsErrorBox::type_error(format!("Cannot import '{specifier}' from '{referrer}': {why}"))
+    }
+
+    /// Maps a bare specifier (`hono`, `node:http`, `s200/light`) to the
+    /// embedded module that provides it.
+    fn resolve_bare(specifier: &str) -> Option<String> {
+        if let Some(path) = embedded::vendor_specifier(specifier) {
+            return Some(path);
+        }
+        if specifier == "s200" {
+            return Some("s200/index.js".into());
+        }
+        if let Some(rest) = specifier.strip_prefix("s200/") {
+            return Some(format!("s200/{rest}.js"));
+        }
+        let node = specifier.strip_prefix("node:").unwrap_or(specifier);
+        let path = format!("runtime/node/{node}.js");
+        // `node:` names always map (so a missing shim gets a clear error);
+        // a bare name maps only if we ship a shim for it.
+        if specifier.starts_with("node:") || embedded::get(&path).is_some() {
+            return Some(path);
+        }
+        None
+    }
+
+    fn check_file(
+        &self,
+        url: &ModuleSpecifier,
+        specifier: &str,
+        referrer: &str,
+    ) -> Result<(), ModuleLoaderError> {
+        let Some(root) = &self.app_root else {
+            return Err(Self::refuse(
+                specifier,
+                referrer,
+                "file modules are not allowed here",
+            ));
+        };
+        let path = url
+            .to_file_path()
+            .map_err(|()| Self::refuse(specifier, referrer, "not a local file path"))?;
+        let path = normalize(&path);
+        if !path.starts_with(root) {
+            return Err(Self::refuse(
+                specifier,
+                referrer,
+                &format!("it is outside the app's directory {}", root.display()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Lexically removes `.` and `..` (URLs are already normalized this way, but
+/// `to_file_path` input may come from elsewhere).
+fn normalize(path: &Path) -> PathBuf {
+    deno_core::normalize_path(std::borrow::Cow::Borrowed(path)).into_owned()
+}
+
+impl ModuleLoader for HostModuleLoader {
+    fn resolve(
+        &self,
+        specifier: &str,
+        referrer: &str,
+        _kind: ResolutionKind,
+    ) -> Result<ModuleSpecifier, ModuleLoaderError> {
+        let is_relative =
+            specifier.starts_with("./") || specifier.starts_with("../") || specifier.starts_with('/');
+        let has_scheme = deno_core::specifier_has_uri_scheme(specifier) && !specifier.starts_with("node:");
+        let url = if has_scheme {
+            ModuleSpecifier::parse(specifier)
+                .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid URL: {e}")))?
+        } else if is_relative {
+            let base = ModuleSpecifier::parse(referrer)
+                .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid referrer: {e}")))?;
+            base.join(specifier)
+                .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid specifier: {e}")))?
+        } else {
+            let path = Self::resolve_bare(specifier).ok_or_else(|| {
+                Self::refuse(
+                    specifier,
+                    referrer,
+                    "unknown package: fwbench provides s200, the bundled frameworks (see `fwbench list`) and Node built-ins (node:*)",
+                )
+            })?;
+            ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}{path}")).expect("embedded URLs are valid")
+        };
+        match url.scheme() {
+            "file" => self.check_file(&url, specifier, referrer)?,
+            "fwbench" => {}
+            other => {
+                return Err(Self::refuse(
+                    specifier,
+                    referrer,
+                    &format!("'{other}:' modules are not allowed (the sandbox has no network)"),
+                ))
+            }
+        }
+        Ok(url)
+    }
+
+    fn load(
+        &self,
+        url: &ModuleSpecifier,
+        _referrer: Option<&ModuleLoadReferrer>,
+        options: ModuleLoadOptions,
+    ) -> ModuleLoadResponse {
+        ModuleLoadResponse::Sync(self.load_sync(url, &options.requested_module_type))
+    }
+}
+
+impl HostModuleLoader {
+    fn load_sync(
+        &self,
+        url: &ModuleSpecifier,
+        requested: &RequestedModuleType,
+    ) -> Result<ModuleSource, ModuleLoaderError> {
+        let module_type = match requested {
+            RequestedModuleType::Json => ModuleType::Json,
+            _ if url.path().ends_with(".json") => ModuleType::Json,
+            _ => ModuleType::JavaScript,
+        };
+        let code = match url.scheme() {
+            "fwbench" => {
+                let path = url.path().trim_start_matches('/');
+                let source = embedded::get(path).ok_or_else(|| {
+                    let what = if path.starts_with("runtime/node/") {
+                        format!(
+                            "Node built-in '{}' is not available in fwbench",
+                            path.trim_start_matches("runtime/node/").trim_end_matches(".js")
+                        )
+                    } else if path.starts_with("vendor/") {
+                        format!("'{url}' is not in this binary (were the vendor bundles built? run `node vendor/build.mjs` and rebuild)")
+                    } else {
+                        format!("no embedded module '{url}'")
+                    };
+                    JsErrorBox::type_error(what)
+                })?;
+                ModuleSourceCode::String(source.to_owned().into())
+            }
+            "file" => {
+                let path = url
+                    .to_file_path()
+                    .map_err(|()| JsErrorBox::type_error(format!("'{url}' is not a local file")))?;
+                // Re-check after resolving symlinks: a link inside the app's
+                // tree must not lead outside it.
+                if let Some(root) = &self.app_root {
+                    let real = std::fs::canonicalize(&path).map_err(|e| {
+                        JsErrorBox::type_error(format!("Cannot load '{}': {e}", path.display()))
+                    })?;
+                    if !real.starts_with(root) {
+                        return Err(JsErrorBox::type_error(format!(
+                            "Cannot load '{}': it resolves to {}, outside the app's directory {}",
+                            path.display(),
+                            real.display(),
+                            root.display()
+                        )));
+                    }
+                }
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| JsErrorBox::type_error(format!("Cannot load '{}': {e}", path.display())))?;
+                ModuleSourceCode::String(text.into())
+            }
+            other => {
+                return Err(JsErrorBox::type_error(format!(
+                    "'{other}:' modules are not allowed"
+                )))
+            }
+        };
+        Ok(ModuleSource::new(module_type, code, url, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loader(root: &str) -> HostModuleLoader {
+        HostModuleLoader::new(Some(PathBuf::from(root)))
+    }
+
+    #[test]
+    fn relative_imports_stay_inside_the_app() {
+        let l = loader("/apps/demo");
+        let ok = l.resolve("./lib/x.js", "file:///apps/demo/app.js", ResolutionKind::Import);
+        assert_eq!(ok.unwrap().as_str(), "file:///apps/demo/lib/x.js");
+        let err = l.resolve(
+            "../../etc/passwd",
+            "file:///apps/demo/app.js",
+            ResolutionKind::Import,
+        );
+        assert!(err.unwrap_err().to_string().contains("../../etc/passwd"));
+    }
+
+    #[test]
+    fn remote_and_data_urls_are_refused_by_name() {
+        let l = loader("/apps/demo");
+        for spec in [
+            "https://example.com/x.js",
+            "data:text/javascript,1",
+            "http://127.0.0.1/x.js",
+        ] {
+            let err = l
+                .resolve(spec, "file:///apps/demo/app.js", ResolutionKind::Import)
+                .unwrap_err();
+            assert!(err.to_string().contains(spec), "{err}");
+        }
+    }
+
+    #[test]
+    fn bare_specifiers_map_to_embedded_modules() {
+        let l = loader("/apps/demo");
+        let s200 = l
+            .resolve("s200", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap();
+        assert_eq!(s200.as_str(), "fwbench:///s200/index.js");
+        let node = l
+            .resolve("node:fs", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap();
+        assert_eq!(node.as_str(), "fwbench:///runtime/node/fs.js");
+        let unknown = l
+            .resolve("left-pad", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap_err();
+        assert!(unknown.to_string().contains("left-pad"));
+    }
+
+    #[test]
+    fn embedded_modules_import_each_other_relatively() {
+        let l = loader("/apps/demo");
+        let url = l
+            .resolve(
+                "./events.js",
+                "fwbench:///runtime/node/http.js",
+                ResolutionKind::Import,
+            )
+            .unwrap();
+        assert_eq!(url.as_str(), "fwbench:///runtime/node/events.js");
+    }
+}

@@ -1,0 +1,133 @@
+//! The embedded JS host: one sandboxed deno_core runtime with the Web
+//! platform globals, our module loader and time/heap limits.
+//!
+//! Layout:
+//! - `extensions`: Deno's Web API crates plus our bootstrap (js/runtime/bootstrap.js);
+//! - `ops_host`: the host services JS may call (randomness, digests, log);
+//! - `loader`: which modules may be imported (app tree, embedded js/, vendor bundles);
+//! - `embedded`: the JS compiled into the binary;
+//! - `sandbox`: the deny-everything permissions;
+//! - `limits`: the watchdog for runaway loops and the heap limit.
+//!
+//! All engine access goes through deno_core's API, so the QuickJS-ng backend
+//! (default) and V8 (feature `v8`) are a one-flag switch.
+
+pub mod embedded;
+mod extensions;
+mod limits;
+pub mod loader;
+mod ops_host;
+mod sandbox;
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use anyhow::Context;
+use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
+
+pub use extensions::embedded_source;
+pub use limits::{Interrupt, Watchdog};
+
+/// The JS engine this binary was built with, as reports and `--version` show it.
+pub fn engine_name() -> &'static str {
+    if cfg!(feature = "v8") {
+        "V8 (deno_core 0.413, rusty_v8)"
+    } else {
+        "QuickJS-ng (deno_core 0.413, v8x quickjs backend)"
+    }
+}
+
+/// How to build a runtime.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Directory whose files app code may import (canonical path); `None`
+    /// allows embedded modules only.
+    pub app_root: Option<PathBuf>,
+    /// Heap limit in bytes; past it the runtime is interrupted.
+    pub max_heap_bytes: usize,
+    /// How long JS may run without returning before it is interrupted.
+    pub cpu_limit: Duration,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            app_root: None,
+            max_heap_bytes: 256 << 20,
+            cpu_limit: Duration::from_secs(2),
+        }
+    }
+}
+
+/// One JS runtime (its own isolate) with its watchdog.
+pub struct Engine {
+    // Field order matters: the watchdog holds a handle to the isolate and
+    // must stop before the runtime is dropped.
+    watchdog: Watchdog,
+    runtime: JsRuntime,
+}
+
+impl Engine {
+    /// Builds a runtime with the Web globals installed, plus `extensions`
+    /// (e.g. the adapter's ops and JS).
+    pub fn new(options: &EngineOptions, extensions: Vec<Extension>) -> anyhow::Result<Self> {
+        let mut all = extensions::all();
+        all.extend(extensions);
+        let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
+        let mut runtime = JsRuntime::try_new(RuntimeOptions {
+            module_loader: Some(Rc::new(loader::HostModuleLoader::new(options.app_root.clone()))),
+            extensions: all,
+            create_params: Some(create_params),
+            ..Default::default()
+        })
+        .context("failed to create the JS runtime")?;
+        let handle = runtime.v8_isolate().thread_safe_handle();
+        let watchdog = Watchdog::start(handle, options.cpu_limit);
+        runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());
+        Ok(Self { watchdog, runtime })
+    }
+
+    /// The underlying deno_core runtime.
+    pub fn runtime(&mut self) -> &mut JsRuntime {
+        &mut self.runtime
+    }
+
+    /// The watchdog; hold `watchdog().enter()` while running JS.
+    pub fn watchdog(&self) -> &Watchdog {
+        &self.watchdog
+    }
+
+    /// The CPU time limit the watchdog enforces.
+    pub fn watchdog_limit(&self) -> Duration {
+        self.watchdog.limit()
+    }
+
+    /// Splits the engine so JS can run (runtime) while it is watched.
+    pub fn parts(&mut self) -> (&mut JsRuntime, &Watchdog) {
+        (&mut self.runtime, &self.watchdog)
+    }
+
+    /// If JS was interrupted since the last call, says why and re-arms the
+    /// isolate so it can run JS again.
+    pub fn take_interrupt(&mut self) -> Option<Interrupt> {
+        let interrupt = self.watchdog.take_interrupt()?;
+        self.runtime.v8_isolate().cancel_terminate_execution();
+        Some(interrupt)
+    }
+
+    /// Loads and evaluates `specifier` as the main module, running the event
+    /// loop until its top-level await settles, and returns its namespace.
+    pub async fn import_main(
+        &mut self,
+        specifier: &ModuleSpecifier,
+    ) -> anyhow::Result<v8::Global<v8::Object>> {
+        let id = self.runtime.load_main_es_module(specifier).await?;
+        let evaluation = self.runtime.mod_evaluate(id);
+        let _in_js = self.watchdog.enter();
+        self.runtime
+            .with_event_loop_future(evaluation, PollEventLoopOptions::default())
+            .await?;
+        Ok(self.runtime.get_module_namespace(id)?)
+    }
+}
