@@ -1,0 +1,143 @@
+// node:buffer for fwbench: Buffer from the `buffer` npm polyfill (bundled as
+// fwbench:///vendor/polyfills/buffer.js), with two changes:
+//
+// - UTF-8 goes through the platform's native TextEncoder/TextDecoder instead
+//   of the polyfill's per-byte JS loops. express turns every response body
+//   into a Buffer (to compute its ETag), so this is on the request path.
+//   The decoder keeps a leading BOM, as Node's buf.toString() does.
+// - 'base64url' (Node >= 15) is accepted wherever an encoding is: the
+//   polyfill's base64 decoder already reads the URL-safe alphabet, and
+//   encoding maps '+/' to '-_' without padding.
+//
+// Everything else (alloc, concat, compare, read/write of numbers, hex,
+// latin1, base64, ucs2) is the polyfill's, which follows Node's semantics.
+import polyfill from 'fwbench:///vendor/polyfills/buffer.js';
+
+const { Buffer, SlowBuffer, INSPECT_MAX_BYTES, kMaxLength } = polyfill;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+const isUtf8Name = (enc) =>
+  enc === undefined || enc === null || enc === 'utf8' || enc === 'utf-8' ||
+  (typeof enc === 'string' && /^utf-?8$/i.test(enc));
+const isBase64Url = (enc) => typeof enc === 'string' && enc.toLowerCase() === 'base64url';
+const mapEncoding = (enc) => (isBase64Url(enc) ? 'base64' : enc);
+
+/** Length in bytes of `s` as UTF-8 (lone surrogates count as U+FFFD, 3 bytes). */
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      n += 1;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: 2 code units, 4 bytes
+      i++;
+    } else {
+      n += 2;
+    }
+  }
+  return n;
+}
+
+const polyfillFrom = Buffer.from;
+Buffer.from = function from(value, encodingOrOffset, length) {
+  if (typeof value === 'string') {
+    if (isUtf8Name(encodingOrOffset)) {
+      const bytes = encoder.encode(value);
+      return polyfillFrom(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    return polyfillFrom(value, mapEncoding(encodingOrOffset));
+  }
+  return polyfillFrom(value, encodingOrOffset, length);
+};
+
+const polyfillByteLength = Buffer.byteLength;
+Buffer.byteLength = function byteLength(string, encoding) {
+  if (typeof string === 'string' && isUtf8Name(encoding)) return utf8Length(string);
+  return polyfillByteLength(string, mapEncoding(encoding));
+};
+
+const polyfillIsEncoding = Buffer.isEncoding;
+Buffer.isEncoding = function isEncoding(encoding) {
+  return isBase64Url(encoding) || polyfillIsEncoding(encoding);
+};
+
+const polyfillToString = Buffer.prototype.toString;
+Buffer.prototype.toString = function toString(encoding, start, end) {
+  if (isUtf8Name(encoding)) {
+    const length = this.length;
+    start = start === undefined || start < 0 ? 0 : start >>> 0;
+    end = end === undefined || end > length ? length : end >>> 0;
+    if (start >= end) return '';
+    return decoder.decode(new Uint8Array(this.buffer, this.byteOffset + start, end - start));
+  }
+  if (isBase64Url(encoding)) {
+    return polyfillToString
+      .call(this, 'base64', start, end)
+      .replace(/[+/=]/g, (c) => (c === '+' ? '-' : c === '/' ? '_' : ''));
+  }
+  return polyfillToString.apply(this, arguments);
+};
+
+const polyfillWrite = Buffer.prototype.write;
+Buffer.prototype.write = function write(string, ...rest) {
+  return polyfillWrite.call(this, string, ...rest.map(mapEncoding));
+};
+
+const kStringMaxLength = 2 ** 29 - 24; // V8's String::kMaxLength on 64-bit, as Node reports
+const constants = { MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: kStringMaxLength };
+
+/** buffer.isUtf8(input): whether the bytes are valid UTF-8. */
+function isUtf8(input) {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(input);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** buffer.isAscii(input): whether every byte is < 0x80. */
+function isAscii(input) {
+  const bytes = ArrayBuffer.isView(input)
+    ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+    : new Uint8Array(input);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
+  return true;
+}
+
+const { Blob, File, atob, btoa } = globalThis;
+
+const buffer = {
+  Buffer,
+  SlowBuffer,
+  INSPECT_MAX_BYTES,
+  kMaxLength,
+  kStringMaxLength,
+  constants,
+  Blob,
+  File,
+  atob,
+  btoa,
+  isUtf8,
+  isAscii,
+};
+
+export default buffer;
+export {
+  Buffer,
+  SlowBuffer,
+  INSPECT_MAX_BYTES,
+  kMaxLength,
+  kStringMaxLength,
+  constants,
+  Blob,
+  File,
+  atob,
+  btoa,
+  isUtf8,
+  isAscii,
+};

@@ -1,0 +1,36 @@
+// A stand-in for fwbench:///runtime/host.js (the Rust ops the embedded host
+// exposes), so the shims run under plain Node in tests. Same exports, same
+// shapes: hash, timingSafeEqual, log, hostPort, and the async context pair
+// that deno_core provides (core.getAsyncContext/setAsyncContext).
+import { createHash, timingSafeEqual as nodeTimingSafeEqual } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Lines written through log(), for tests to inspect. */
+export const logLines = [];
+
+export function hash(algorithm, data) {
+  if (!['sha1', 'md5', 'sha256', 'sha512'].includes(algorithm)) throw new Error(`host.hash: unsupported ${algorithm}`);
+  if (!(data instanceof Uint8Array)) throw new TypeError('host.hash: data must be a Uint8Array');
+  return new Uint8Array(createHash(algorithm).update(data).digest());
+}
+
+export function timingSafeEqual(a, b) {
+  return nodeTimingSafeEqual(a, b);
+}
+
+export function log(line) {
+  logLines.push(line);
+  if (process.env.FWBENCH_TEST_LOG) process.stderr.write(`[host log] ${line}\n`);
+}
+
+export function hostPort() {
+  return 8080;
+}
+
+const context = new AsyncLocalStorage();
+export function getAsyncContext() {
+  return context.getStore();
+}
+export function setAsyncContext(value) {
+  context.enterWith(value);
+}
