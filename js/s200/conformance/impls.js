@@ -37,20 +37,24 @@ export async function bodyOf(res) {
 }
 
 /**
- * Runs `fn` with `globalThis[Symbol.for('fwbench.host')]` set to `value`
- * (undefined: removed), restoring the previous state afterwards. fwbench's
- * own engine sets the marker, so tests that depend on it say which they want.
+ * Runs `fn(applied)` with `globalThis[Symbol.for('fwbench.host')]` set to
+ * `value` (undefined: removed), restoring the previous state afterwards.
+ * fwbench's own engine defines the marker as a locked (non-configurable)
+ * property; there the requested state cannot be made, `applied` is false,
+ * and the marker stays as the host set it.
+ * @param {unknown} value
+ * @param {(applied: boolean) => unknown} fn
  */
 export async function withHostMarker(value, fn) {
   const key = Symbol.for('fwbench.host');
-  const had = Object.prototype.hasOwnProperty.call(globalThis, key);
-  const prev = globalThis[key];
+  const desc = Object.getOwnPropertyDescriptor(globalThis, key);
+  if (desc !== undefined && !desc.configurable) return fn(desc.value === value);
   if (value === undefined) delete globalThis[key];
-  else globalThis[key] = value;
+  else Object.defineProperty(globalThis, key, { value, configurable: true, writable: true });
   try {
-    return await fn();
+    return await fn(true);
   } finally {
-    if (had) globalThis[key] = prev;
+    if (desc !== undefined) Object.defineProperty(globalThis, key, desc);
     else delete globalThis[key];
   }
 }
