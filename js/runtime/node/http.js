@@ -555,6 +555,21 @@ proto._storeHeader = function _storeHeader(firstLine, headers) {
   } else if (headers) {
     for (const key of Object.keys(headers)) pushHeader(pairs, key, headers[key]);
   }
+  // Node adds Content-Length when it knows the length (end(chunk) before
+  // any header was sent, or a framework set _contentLength) and the app set
+  // neither Content-Length nor Transfer-Encoding; otherwise it would send
+  // the body chunked, which the host decides on its own.
+  let contLen = false;
+  let te = false;
+  for (const [name] of pairs) {
+    const key = name.length === 14 || name.length === 17 ? name.toLowerCase() : '';
+    if (key === 'content-length') contLen = true;
+    else if (key === 'transfer-encoding') te = true;
+  }
+  if (!contLen && !te && this._hasBody && this.useChunkedEncodingByDefault && !this._removedContLen &&
+    typeof this._contentLength === 'number') {
+    pairs.push(['Content-Length', `${this._contentLength}`]);
+  }
   this[kFinalHeaders] = pairs;
   let block = firstLine;
   for (const [name, value] of pairs) block += `${name}: ${value}\r\n`;

@@ -31,12 +31,16 @@ const defaultOptions = {
   numericSeparator: false,
 };
 
-const strEscapeRe = /[\x00-\x1f\x7f'\\]/g;
-const meta = {
-  '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r', "'": "\\'", '\\': '\\\\',
-};
+const meta = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r', '\\': '\\\\' };
+/** Quotes like Node: single quotes, else double, else backticks, escaping only the one used. */
 function quote(str) {
-  return `'${str.replace(strEscapeRe, (c) => meta[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+  let q = "'";
+  if (str.includes("'")) {
+    if (!str.includes('"')) q = '"';
+    else if (!str.includes('`') && !str.includes('${')) q = '`';
+  }
+  const re = q === "'" ? /[\x00-\x1f\x7f'\\]/g : q === '"' ? /[\x00-\x1f\x7f"\\]/g : /[\x00-\x1f\x7f`\\]/g;
+  return `${q}${str.replace(re, (c) => meta[c] ?? (c === q ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`))}${q}`;
 }
 
 const identifierRe = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
@@ -99,7 +103,8 @@ function formatProperty(ctx, value, recurseTimes, key) {
   } else {
     str = desc.set !== undefined ? '[Setter]' : 'undefined';
   }
-  return `${formatKey(key)}: ${str}`;
+  const name = desc.enumerable === false ? `[${formatKey(key)}]` : formatKey(key);
+  return `${name}: ${str}`;
 }
 
 function reduceToSingleString(ctx, output, base, braces) {
