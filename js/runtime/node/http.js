@@ -19,7 +19,8 @@
 // - dispatchNode(handler, hostRequest) runs one request through a
 //   listener and resolves with {status, headers, body} once res.end() is
 //   called. The host's adapter calls it; serverHandler(server) gives the
-//   listener of a Server.
+//   listener of a Server. Both are also published, once this module is
+//   loaded, as globalThis[Symbol.for('fwbench.node')] for the adapter.
 //
 // Both constructors are function-style like Node's, so frameworks can call
 // `http.ServerResponse.call(this, req)` and `util.inherits` from them.
@@ -1003,6 +1004,15 @@ export function get() {
 }
 
 export function setMaxIdleHTTPParsers() {}
+
+// The host's adapter (js/runtime/serve.js) finds the bridge here once any
+// module has imported node:http (express and fastify do at import time).
+if (!Object.prototype.hasOwnProperty.call(globalThis, Symbol.for('fwbench.node'))) {
+  Object.defineProperty(globalThis, Symbol.for('fwbench.node'), {
+    value: Object.freeze({ dispatchNode, serverHandler }),
+    configurable: true,
+  });
+}
 
 const http = {
   METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, validateHeaderValue, IncomingMessage,
