@@ -135,13 +135,15 @@ const common = {
  * Builds one group of entry points in two passes: discovery (which built-ins
  * are required), then the real build with the inject file for them.
  */
-async function buildGroup(options, scratch, redirect) {
+async function buildGroup(label, options, scratch, redirect) {
   const required = new Set();
   const plugins = [nodeBuiltins(required, redirect)];
   await esbuild.build({ ...common, ...options, write: false, plugins });
   const inject = [];
   if (required.size > 0) {
-    const file = join(scratch, `inject-${Math.random().toString(36).slice(2)}.mjs`);
+    // A fixed name per group: esbuild derives identifiers from it, and the
+    // bundles should be byte-identical from one build to the next.
+    const file = join(scratch, `node-builtins-${label.replace(/[^a-z0-9]/gi, '_')}.mjs`);
     const lines = [...required].sort().map(
       (name) => `import ${identFor(name)} from 'node:${name}';\nexport { ${identFor(name)} };`,
     );
@@ -214,7 +216,7 @@ async function main() {
   try {
     for (const { label, options, redirect } of groups) {
       const t0 = performance.now();
-      const { result, required } = await buildGroup(options, scratch, redirect);
+      const { result, required } = await buildGroup(label, options, scratch, redirect);
       const outputs = Object.entries(result.metafile.outputs);
       const bytes = outputs.reduce((sum, [, out]) => sum + out.bytes, 0);
       console.log(
