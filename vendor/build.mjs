@@ -33,8 +33,7 @@
 
 import * as esbuild from 'esbuild';
 import { builtinModules, createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -164,7 +163,11 @@ export { Stream as default, promises };
 async function main() {
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
-  const scratch = mkdtempSync(join(tmpdir(), 'fwbench-vendor-'));
+  // A fixed scratch folder (ignored by git): esbuild records the inject
+  // file's relative path in the bundle, so it must not vary between builds.
+  const scratch = join(VENDOR, '.build');
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
   const readableEntry = join(scratch, 'readable-stream.mjs');
   writeFileSync(readableEntry, READABLE_STREAM_ENTRY);
   // The scratch entry imports readable-stream from vendor/node_modules.
