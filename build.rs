@@ -59,6 +59,9 @@ fn collect(base: &Path, dir: &Path, prefix: &str, entries: &mut Vec<(String, Pat
             println!("cargo:rerun-if-changed={}", path.display());
             collect(base, &path, prefix, entries);
         } else if [".js", ".mjs", ".json"].iter().any(|ext| name.ends_with(ext)) {
+            // Directory entries only say that files came or went; each file
+            // must be watched for its contents.
+            println!("cargo:rerun-if-changed={}", path.display());
             let rel = path
                 .strip_prefix(base)
                 .expect("walked from base")

@@ -25,6 +25,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", app.display()))?;
     let spec = AppSpec {
         main,
+        preload: engine::default_preload(),
         display: args.app.display().to_string(),
         engine: EngineOptions {
             app_root: root,
@@ -44,6 +45,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         format!("cannot listen on {address}: is the port in use? (--port 0 picks a free one)")
     })?;
     let bound = listener.local_addr().context("cannot read the bound address")?;
+    // Listen for Ctrl-C before anything is printed: a signal that arrives
+    // between the banner and the handler would otherwise kill the process.
+    let signals = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the signal handler")?;
+    let stop = signals.block_on(async { stop_signal() })?;
     let server = adapter::start(listener, spec, config.clone())?;
     println!(
         "fwbench serving {} ({} app) on http://{bound}/ with {} worker{} [{}]",
@@ -53,23 +61,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         if config.workers == 1 { "" } else { "s" },
         engine::engine_name()
     );
-    let signals = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the signal handler")?;
-    signals.block_on(stop_signal())?;
+    signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
     server.shutdown();
     Ok(())
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn stop_signal() -> anyhow::Result<()> {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .context("failed to listen for SIGTERM")?;
-    tokio::select! {
-        result = tokio::signal::ctrl_c() => result.context("failed to listen for Ctrl-C")?,
-        _ = term.recv() => {}
-    }
-    Ok(())
+/// Installs handlers for Ctrl-C (SIGINT) and SIGTERM now; the returned
+/// future resolves when either arrives.
+fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt()).context("failed to listen for Ctrl-C")?;
+    let mut terminate = signal(SignalKind::terminate()).context("failed to listen for SIGTERM")?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        Ok(())
+    })
 }

@@ -9,8 +9,11 @@
 // and app code only sees them through the globals below.
 import { core } from "ext:core/mod.js";
 import {
+  op_fwbench_hash,
+  op_fwbench_log,
   op_fwbench_random_fill,
   op_fwbench_random_uuid,
+  op_fwbench_timing_safe_equal,
 } from "ext:core/ops";
 
 const webidl = core.loadExtScript("ext:deno_webidl/00_webidl.js");
@@ -44,6 +47,26 @@ function define(name, value) {
     enumerable: false,
     configurable: true,
     writable: true,
+  });
+}
+
+/**
+ * deno_fetch's fetch, whose permission check denies every request here (see
+ * src/engine/sandbox.rs). Its refusal names Deno's --allow-net flag, which
+ * means nothing to an fwbench user, so say what is going on instead.
+ */
+function sandboxedFetch(input, init) {
+  return fetchMod.fetch(input, init).catch((error) => {
+    if (error?.name === "NotCapable") {
+      const refusal = new TypeError(
+        `fetch() is not available in fwbench: the sandbox has no network (${
+          error.message.replace(/, run again with the --allow-\w+ flag$/, "")
+        })`,
+      );
+      refusal.cause = error;
+      throw refusal;
+    }
+    throw error;
   });
 }
 
@@ -96,7 +119,7 @@ const globals = {
   btoa: base64.btoa,
   clearInterval: timers.clearInterval,
   clearTimeout: timers.clearTimeout,
-  fetch: fetchMod.fetch,
+  fetch: sandboxedFetch,
   performance: performanceMod.performance,
   reportError: event.reportError,
   setInterval: timers.setInterval,
@@ -150,6 +173,20 @@ core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
     true,
   );
   return true;
+});
+
+// Host services for fwbench's own runtime modules (js/runtime/host.js
+// re-exports them for the node:* shims). Symbol-keyed and non-enumerable:
+// not part of any API an app should use.
+Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
+  value: Object.freeze({
+    hash: (algorithm, data) => op_fwbench_hash(algorithm, data),
+    timingSafeEqual: (a, b) => op_fwbench_timing_safe_equal(a, b),
+    log: (line) => op_fwbench_log(String(line)),
+    getAsyncContext: () => core.getAsyncContext(),
+    setAsyncContext: (context) => core.setAsyncContext(context),
+  }),
+  enumerable: false,
 });
 
 void webidl;

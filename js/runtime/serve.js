@@ -15,6 +15,7 @@
 // (s200-light; see LIGHT below).
 import { core, primordials } from "ext:core/mod.js";
 import {
+  op_fwbench_host_port,
   op_fwbench_register,
   op_fwbench_req_body_read,
   op_fwbench_req_headers,
@@ -74,6 +75,9 @@ const listened = [];
 const host = {
   registerNodeServer(server) {
     listened.push(server);
+  },
+  hostPort() {
+    return op_fwbench_host_port();
   },
 };
 Object.defineProperty(globalThis, Symbol.for("fwbench.host"), {

@@ -42,6 +42,8 @@ pub struct Slot {
 /// State shared by a worker's hyper connections, its driver and its ops.
 pub struct WorkerShared {
     pub config: ServeConfig,
+    /// The port this worker's listener is bound to.
+    pub port: Cell<u16>,
     slots: RefCell<HashMap<u32, Slot>>,
     queue: RefCell<VecDeque<u32>>,
     next_id: Cell<u32>,
@@ -61,6 +63,7 @@ impl WorkerShared {
     pub fn new(config: ServeConfig) -> Rc<Self> {
         Rc::new(Self {
             config,
+            port: Cell::new(0),
             slots: RefCell::default(),
             queue: RefCell::default(),
             next_id: Cell::new(1),
@@ -237,6 +240,13 @@ pub fn op_fwbench_register(
     state.put(BridgeFns { handle, set_app });
 }
 
+/// The port the app is served on.
+#[op2(fast)]
+#[smi]
+pub fn op_fwbench_host_port(state: &mut OpState) -> u32 {
+    shared(state).port.get().into()
+}
+
 /// The request's full URL.
 #[op2]
 #[string]
@@ -400,6 +410,7 @@ deno_core::extension!(
     deps = [fwbench_engine],
     ops = [
         op_fwbench_register,
+        op_fwbench_host_port,
         op_fwbench_req_url,
         op_fwbench_req_headers,
         op_fwbench_req_body_read,

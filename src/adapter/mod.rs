@@ -51,6 +51,8 @@ impl Default for ServeConfig {
 pub struct AppSpec {
     /// The main module (`file://…` or an embedded `fwbench:///…`).
     pub main: ModuleSpecifier,
+    /// Modules evaluated before the main one (e.g. the Node globals shim).
+    pub preload: Vec<ModuleSpecifier>,
     /// How it is named in messages (the path the user gave).
     pub display: String,
     /// Engine settings (module root, heap and CPU limits).

@@ -43,6 +43,12 @@ enum DriverExit {
 /// the kind of app recognized (fetch, express, fastify, …).
 async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driver, String)> {
     let mut engine = Engine::new(&spec.engine, vec![bridge::extension(shared.clone())])?;
+    for side in &spec.preload {
+        engine
+            .import_side(side)
+            .await
+            .with_context(|| format!("failed to load {side}"))?;
+    }
     let namespace = engine.import_main(&spec.main).await?;
     let runtime = engine.runtime();
     let (handle, set_app) = {
@@ -257,6 +263,7 @@ pub fn run(
             }
         };
         let shared = WorkerShared::new(config);
+        shared.port.set(listener.local_addr().map_or(0, |a| a.port()));
         let driver = match load(&spec, &shared).await.with_context(|| format!("failed to load {}", spec.display)) {
             Ok((driver, kind)) => {
                 let _ = ready.send(Ok(kind));

@@ -38,6 +38,17 @@ pub fn engine_name() -> &'static str {
     }
 }
 
+/// Modules every app runtime evaluates before the app: the Node globals
+/// (`process`, `Buffer`, `setImmediate`) that npm frameworks expect, when
+/// this binary has them.
+pub fn default_preload() -> Vec<ModuleSpecifier> {
+    const GLOBALS: &str = "runtime/node/globals.js";
+    embedded::get(GLOBALS)
+        .map(|_| ModuleSpecifier::parse(&format!("fwbench:///{GLOBALS}")).expect("valid URL"))
+        .into_iter()
+        .collect()
+}
+
 /// How to build a runtime.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -114,6 +125,18 @@ impl Engine {
         let interrupt = self.watchdog.take_interrupt()?;
         self.runtime.v8_isolate().cancel_terminate_execution();
         Some(interrupt)
+    }
+
+    /// Loads and evaluates `specifier` as a side module (e.g. the Node
+    /// globals shim), before the main module.
+    pub async fn import_side(&mut self, specifier: &ModuleSpecifier) -> anyhow::Result<()> {
+        let id = self.runtime.load_side_es_module(specifier).await?;
+        let evaluation = self.runtime.mod_evaluate(id);
+        let _in_js = self.watchdog.enter();
+        self.runtime
+            .with_event_loop_future(evaluation, PollEventLoopOptions::default())
+            .await?;
+        Ok(())
     }
 
     /// Loads and evaluates `specifier` as the main module, running the event

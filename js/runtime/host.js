@@ -1,0 +1,59 @@
+// Host services for fwbench's runtime modules (the node:* shims): digests
+// and constant-time comparison done in Rust, the server log, and the port
+// the app is served on. App code should not import this module.
+const internal = globalThis[Symbol.for("fwbench.internal")];
+
+/**
+ * Digest of `data` with `algorithm` ('sha1' | 'md5' | 'sha256' | 'sha512').
+ * @param {string} algorithm
+ * @param {Uint8Array} data
+ * @returns {Uint8Array}
+ */
+export function hash(algorithm, data) {
+  return internal.hash(algorithm, data);
+}
+
+/**
+ * Whether `a` and `b` hold the same bytes, in time that depends only on
+ * their length (throws a RangeError if the lengths differ).
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ * @returns {boolean}
+ */
+export function timingSafeEqual(a, b) {
+  return internal.timingSafeEqual(a, b);
+}
+
+/**
+ * Writes one line to the server log (stderr).
+ * @param {string} line
+ */
+export function log(line) {
+  internal.log(line);
+}
+
+/**
+ * The current async context: a value that follows promise continuations
+ * and timers (deno_core's continuation-preserved embedder data). The basis
+ * of node:async_hooks' AsyncLocalStorage.
+ * @returns {unknown}
+ */
+export function getAsyncContext() {
+  return internal.getAsyncContext();
+}
+
+/**
+ * Replaces the current async context (see getAsyncContext).
+ * @param {unknown} context
+ */
+export function setAsyncContext(context) {
+  internal.setAsyncContext(context);
+}
+
+/**
+ * The TCP port fwbench serves the app on (0 outside a server).
+ * @returns {number}
+ */
+export function hostPort() {
+  return globalThis[Symbol.for("fwbench.host")]?.hostPort() ?? 0;
+}

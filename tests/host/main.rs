@@ -1,0 +1,9 @@
+//! Integration tests of `fwbench serve`: the embedded JS host and its hyper
+//! adapter, driven over real TCP connections. One test binary, modules by
+//! topic (ripgrep's layout).
+
+mod faults;
+mod loading;
+mod sandbox;
+mod serve;
+mod support;

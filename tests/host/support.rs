@@ -1,0 +1,266 @@
+//! Test support: start `fwbench serve` on an ephemeral port and talk to it
+//! with a small, real HTTP/1.1 client over TCP.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The fixtures directory (tests/fixtures).
+pub fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+/// A `fwbench serve` child process; killed (by its PID) when dropped.
+pub struct Server {
+    child: Child,
+    /// `127.0.0.1:PORT`
+    pub addr: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `fwbench serve APP --port 0 EXTRA...` and waits until it
+    /// prints the URL it listens on.
+    pub fn start(app: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+            .arg("serve")
+            .arg(app)
+            .args(["--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn fwbench serve");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let mut err = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read the serve banner");
+        let Some(start) = line.find("http://") else {
+            let _ = child.wait();
+            std::thread::sleep(Duration::from_millis(100));
+            panic!(
+                "fwbench serve did not start: {line}\nstderr: {}",
+                stderr.lock().unwrap()
+            );
+        };
+        let addr = line[start + 7..].split('/').next().unwrap().to_owned();
+        // Keep draining stdout so the child never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while stdout.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
+                sink.clear();
+            }
+        });
+        Server { child, addr, stderr }
+    }
+
+    /// Everything the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits (up to `timeout`) until stderr contains `needle`.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let log = self.stderr();
+            if log.contains(needle) || Instant::now() > deadline {
+                return log;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// GET `path` on a new connection.
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path, &[], None)
+    }
+
+    /// Sends one request on a new connection and reads the response.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Response {
+        let mut conn = Connection::open(&self.addr);
+        conn.send(method, path, headers, body);
+        conn.read_response()
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}\nstderr: {}", self.stderr()))
+    }
+
+    /// Sends `raw` bytes and returns whatever comes back until the server
+    /// closes the connection or `timeout` passes.
+    pub fn raw(&self, raw: &[u8], timeout: Duration) -> String {
+        let mut stream = TcpStream::connect(&self.addr).expect("connect");
+        stream.set_read_timeout(Some(timeout)).unwrap();
+        let _ = stream.write_all(raw);
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Sends SIGINT (Ctrl-C) and waits for the process to exit.
+    pub fn interrupt(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .expect("kill -INT");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "fwbench serve did not stop after Ctrl-C"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of header `name`.
+    pub fn header_all(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection.
+pub struct Connection {
+    reader: BufReader<TcpStream>,
+}
+
+impl Connection {
+    pub fn open(addr: &str) -> Connection {
+        let stream = TcpStream::connect(addr).expect("connect to fwbench");
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        Connection {
+            reader: BufReader::new(stream),
+        }
+    }
+
+    pub fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) {
+        let mut head = format!("{method} {path} HTTP/1.1\r\nhost: test.local\r\n");
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        if let Some(body) = body {
+            head.push_str(&format!("content-length: {}\r\n", body.len()));
+        }
+        head.push_str("\r\n");
+        let stream = self.reader.get_mut();
+        stream.write_all(head.as_bytes()).expect("write request head");
+        if let Some(body) = body {
+            stream.write_all(body).expect("write request body");
+        }
+    }
+
+    pub fn read_response(&mut self) -> Result<Response, String> {
+        let mut line = String::new();
+        self.reader
+            .read_line(&mut line)
+            .map_err(|e| format!("read status line: {e}"))?;
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("bad status line {line:?}"))?;
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            self.reader
+                .read_line(&mut line)
+                .map_err(|e| format!("read header: {e}"))?;
+            let trimmed = line.trim_end();
+            if trimmed.is_empty() {
+                break;
+            }
+            let (name, value) = trimmed
+                .split_once(':')
+                .ok_or_else(|| format!("bad header {trimmed:?}"))?;
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+        let mut response = Response {
+            status,
+            headers,
+            body: Vec::new(),
+        };
+        if let Some(length) = response.header("content-length") {
+            let length: usize = length.parse().map_err(|_| "bad content-length".to_string())?;
+            response.body.resize(length, 0);
+            self.reader
+                .read_exact(&mut response.body)
+                .map_err(|e| format!("read body: {e}"))?;
+        } else if response.header("transfer-encoding") == Some("chunked") {
+            loop {
+                line.clear();
+                self.reader
+                    .read_line(&mut line)
+                    .map_err(|e| format!("read chunk size: {e}"))?;
+                let size =
+                    usize::from_str_radix(line.trim(), 16).map_err(|_| format!("bad chunk size {line:?}"))?;
+                let mut chunk = vec![0u8; size + 2];
+                self.reader
+                    .read_exact(&mut chunk)
+                    .map_err(|e| format!("read chunk: {e}"))?;
+                if size == 0 {
+                    break;
+                }
+                response.body.extend_from_slice(&chunk[..size]);
+            }
+        }
+        Ok(response)
+    }
+}
