@@ -570,6 +570,25 @@ export function conformance(impl) {
       assert.equal(await bodyOf(res), 'Internal Server Error');
     });
 
+    test('an async onError is refused with a message, and a plain 500 is sent', async () => {
+      const original = console.error;
+      const lines = [];
+      console.error = (...args) => lines.push(args.map(String).join(' '));
+      let res;
+      try {
+        const app = createApp({ onError: async (err, ctx) => text(ctx, 'too late', 503) });
+        get(app, '/', () => {
+          throw new Error('first');
+        });
+        res = await call(app, '/');
+      } finally {
+        console.error = original;
+      }
+      assert.equal(res.status, 500);
+      assert.equal(lines.length, 2);
+      assert.match(lines[1], /onError must return a Response synchronously/);
+    });
+
     test('errors are logged with console.error unless logErrors is false', async () => {
       const original = console.error;
       const lines = [];

@@ -147,6 +147,9 @@ function fail(ctx, err) {
     if (app.logErrors) console.error('s200: onError threw:', err2);
   }
   if (res == null || typeof res !== 'object' || typeof res.then === 'function') {
+    if (res != null && app.logErrors) {
+      console.error('s200: onError must return a Response synchronously; answering a plain 500');
+    }
     res = app.kit.respond('Internal Server Error', 500, 'text/plain; charset=UTF-8');
   }
   ctx.res = res;
