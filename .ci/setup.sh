@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine for fwbench, idempotently: the system packages the
+# build needs, the pinned npm packages, the framework bundles, and the
+# release build. Safe to run again; each step is skipped when it is done.
+#
+#   .ci/setup.sh            # then: target/release/fwbench bench
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+# System packages: cmake builds WAMR (QuickJS backend); libsimde-dev gives
+# WAMR's CMake the simde headers it would otherwise fetch from GitHub (see
+# .cargo/offline-toolchain.cmake).
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+[ -f /usr/include/simde/wasm/simd128.h ] || missing+=(libsimde-dev)
+command -v node >/dev/null || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  step "installing system packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages, exactly as locked. npm ci wipes node_modules, so only run it
+# when nothing is installed or the lock file changed since the last install.
+if [ ! -f vendor/node_modules/.package-lock.json ] ||
+  [ vendor/package-lock.json -nt vendor/node_modules/.package-lock.json ]; then
+  step "installing the pinned npm packages (vendor/)"
+  npm ci --prefix vendor --no-audit --no-fund --loglevel=error
+fi
+
+# Framework bundles (generated, never committed), rebuilt when their inputs
+# are newer than the manifest.
+manifest=vendor/dist/manifest.json
+if [ ! -f "$manifest" ] || [ vendor/build.mjs -nt "$manifest" ] ||
+  [ vendor/node_modules/.package-lock.json -nt "$manifest" ]; then
+  step "bundling the frameworks (vendor/build.mjs)"
+  node vendor/build.mjs
+fi
+
+step "building fwbench (release)"
+cargo build --release --locked

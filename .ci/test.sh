@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# fwbench's whole test suite, from a fresh clone: set-up, then the Rust unit
+# and integration tests (release profile, so the engine is built once), the
+# JS suites under Node's test runner, and the lint gates.
+#
+#   .ci/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+.ci/setup.sh
+
+printf '\n== cargo test (release)\n' >&2
+cargo test --release --locked
+
+printf '\n== node --test (s200, runtime shims)\n' >&2
+node --test js/s200/ js/runtime/test/
+
+printf '\n== cargo fmt --check, cargo clippy -D warnings\n' >&2
+cargo fmt --check
+cargo clippy --release --locked --all-targets -- -D warnings
