@@ -12,7 +12,6 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::rc::Rc;
 use std::task::Waker;
-use std::time::Instant;
 
 use bytes::Bytes;
 use deno_core::{op2, v8, ByteString, JsBuffer, OpState};
@@ -36,7 +35,6 @@ pub struct Slot {
     /// Body bytes read so far, checked against the limit.
     pub body_read: usize,
     pub reply: Option<oneshot::Sender<Response<ResBody>>>,
-    pub started: Instant,
 }
 
 /// State shared by a worker's hyper connections, its driver and its ops.

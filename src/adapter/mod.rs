@@ -9,7 +9,6 @@ mod bridge;
 mod service;
 mod worker;
 
-use std::future::Future;
 use std::net::TcpListener;
 use std::time::Duration;
 
@@ -117,19 +116,4 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
         stop,
         workers,
     })
-}
-
-/// Serves until `shutdown` resolves, then stops cleanly.
-pub async fn serve(
-    listener: TcpListener,
-    spec: AppSpec,
-    config: ServeConfig,
-    shutdown: impl Future,
-) -> anyhow::Result<()> {
-    let server = start(listener, spec, config)?;
-    shutdown.await;
-    tokio::task::spawn_blocking(move || server.shutdown())
-        .await
-        .context("failed to stop the workers")?;
-    Ok(())
 }

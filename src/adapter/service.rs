@@ -3,7 +3,6 @@
 
 use std::convert::Infallible;
 use std::rc::Rc;
-use std::time::Instant;
 
 use http::{Request, Response, StatusCode};
 use hyper::body::{Body, Incoming};
@@ -54,7 +53,6 @@ pub async fn handle(
         body: has_body.then_some(body),
         body_read: 0,
         reply: Some(tx),
-        started: Instant::now(),
     });
     let _forget = Forget(&shared, id);
     let timeout = shared.config.handler_timeout;

@@ -104,11 +104,6 @@ impl Engine {
         &mut self.runtime
     }
 
-    /// The watchdog; hold `watchdog().enter()` while running JS.
-    pub fn watchdog(&self) -> &Watchdog {
-        &self.watchdog
-    }
-
     /// The CPU time limit the watchdog enforces.
     pub fn watchdog_limit(&self) -> Duration {
         self.watchdog.limit()
