@@ -28,8 +28,17 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The app's main module. Files in its directory tree may be imported;
-    /// so may `s200`, the bundled frameworks and `node:*` built-ins.
-    pub app: PathBuf,
+    /// so may `s200`, the bundled frameworks and `node:*` built-ins. Omit it
+    /// to serve a scenario's app instead (--framework and --scenario).
+    #[arg(required_unless_present = "scenario", conflicts_with_all = ["scenario", "framework"])]
+    pub app: Option<PathBuf>,
+    /// Serve this framework's app from --scenario (s200, s200-light, hono,
+    /// hono-patched, express, fastify, elysia).
+    #[arg(long, requires = "scenario")]
+    pub framework: Option<String>,
+    /// A built-in scenario (hello, param, mw) or a scenario file's path.
+    #[arg(long, requires = "framework")]
+    pub scenario: Option<String>,
     /// Port to listen on; 0 picks a free one (the URL is printed).
     #[arg(long, short, default_value_t = 8080)]
     pub port: u16,

@@ -7,6 +7,7 @@
 mod adapter;
 mod cli;
 mod engine;
+mod scenario;
 mod serve;
 
 use std::process::ExitCode;

@@ -9,29 +9,47 @@ use deno_core::ModuleSpecifier;
 use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
+use crate::scenario;
 
 /// Runs `fwbench serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let app = std::fs::canonicalize(&args.app)
-        .with_context(|| format!("cannot read the app module {}", args.app.display()))?;
-    if !app.is_file() {
-        bail!(
-            "{} is not a file: pass the app's main module, e.g. app.js",
-            app.display()
-        );
-    }
-    let root = app.parent().map(|dir| dir.to_path_buf());
-    let main = ModuleSpecifier::from_file_path(&app)
-        .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", app.display()))?;
-    let spec = AppSpec {
-        main,
-        preload: engine::default_preload(),
-        display: args.app.display().to_string(),
-        engine: EngineOptions {
-            app_root: root,
-            max_heap_bytes: (args.max_heap_mb as usize) << 20,
-            cpu_limit: args.cpu_limit,
-        },
+    let engine = |app_root| EngineOptions {
+        app_root,
+        max_heap_bytes: (args.max_heap_mb as usize) << 20,
+        cpu_limit: args.cpu_limit,
+    };
+    let spec = match (&args.app, &args.framework, &args.scenario) {
+        (Some(app), _, _) => {
+            let path = std::fs::canonicalize(app)
+                .with_context(|| format!("cannot read the app module {}", app.display()))?;
+            if !path.is_file() {
+                bail!(
+                    "{} is not a file: pass the app's main module, e.g. app.js",
+                    path.display()
+                );
+            }
+            let main = ModuleSpecifier::from_file_path(&path)
+                .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", path.display()))?;
+            AppSpec {
+                main,
+                main_code: None,
+                preload: engine::default_preload(),
+                display: app.display().to_string(),
+                engine: engine(path.parent().map(|dir| dir.to_path_buf())),
+            }
+        }
+        (None, Some(framework), Some(scenario)) => {
+            let scenario = scenario::resolve(scenario)?;
+            let (main, code) = scenario::app_module(&scenario, framework);
+            AppSpec {
+                main,
+                main_code: Some(code),
+                preload: engine::default_preload(),
+                display: format!("scenario {} for {framework}", scenario.name),
+                engine: engine(scenario.root.clone()),
+            }
+        }
+        _ => bail!("pass an app module, or --framework and --scenario"),
     };
     let config = ServeConfig {
         workers: args.workers.into(),
@@ -52,10 +70,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let stop = signals.block_on(async { stop_signal() })?;
+    let display = spec.display.clone();
     let server = adapter::start(listener, spec, config.clone())?;
     println!(
         "fwbench serving {} ({} app) on http://{bound}/ with {} worker{} [{}]",
-        args.app.display(),
+        display,
         server.kind,
         config.workers,
         if config.workers == 1 { "" } else { "s" },

@@ -50,6 +50,9 @@ impl Default for ServeConfig {
 pub struct AppSpec {
     /// The main module (`file://…` or an embedded `fwbench:///…`).
     pub main: ModuleSpecifier,
+    /// The main module's code, when it is generated rather than loaded
+    /// (a scenario's app for one framework).
+    pub main_code: Option<String>,
     /// Modules evaluated before the main one (e.g. the Node globals shim).
     pub preload: Vec<ModuleSpecifier>,
     /// How it is named in messages (the path the user gave).

@@ -49,7 +49,7 @@ async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driv
             .await
             .with_context(|| format!("failed to load {side}"))?;
     }
-    let namespace = engine.import_main(&spec.main).await?;
+    let namespace = engine.import_main(&spec.main, spec.main_code.as_deref()).await?;
     let runtime = engine.runtime();
     let (handle, set_app) = {
         let state = runtime.op_state();

@@ -14,6 +14,14 @@ pub fn get(path: &str) -> Option<&'static str> {
         .map(|index| files::FILES[index].1)
 }
 
+/// Every embedded path that starts with `prefix` (e.g. `scenarios/`).
+pub fn paths_under(prefix: &str) -> impl Iterator<Item = &'static str> + '_ {
+    files::FILES
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(move |name| name.starts_with(prefix))
+}
+
 /// What vendor/dist/manifest.json says: framework versions and the bare
 /// specifiers the bundles answer to. Empty when the bundles were not built.
 #[derive(Debug, Default, serde::Deserialize)]

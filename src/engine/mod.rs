@@ -134,13 +134,22 @@ impl Engine {
         Ok(())
     }
 
-    /// Loads and evaluates `specifier` as the main module, running the event
-    /// loop until its top-level await settles, and returns its namespace.
+    /// Loads and evaluates `specifier` as the main module (from `code` when
+    /// given, else through the loader), running the event loop until its
+    /// top-level await settles, and returns its namespace.
     pub async fn import_main(
         &mut self,
         specifier: &ModuleSpecifier,
+        code: Option<&str>,
     ) -> anyhow::Result<v8::Global<v8::Object>> {
-        let id = self.runtime.load_main_es_module(specifier).await?;
+        let id = match code {
+            Some(code) => {
+                self.runtime
+                    .load_main_es_module_from_code(specifier, code.to_owned())
+                    .await?
+            }
+            None => self.runtime.load_main_es_module(specifier).await?,
+        };
         let evaluation = self.runtime.mod_evaluate(id);
         let _in_js = self.watchdog.enter();
         self.runtime

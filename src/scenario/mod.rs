@@ -1,0 +1,117 @@
+//! The scenario model: where a scenario module comes from (built in, or a
+//! file the user passes) and how a framework's app is built from it.
+//!
+//! A scenario is an ES module (format: scenarios/README.md) exporting its
+//! `request`, its `expect`ations and `apps`, one factory per framework.
+//! js/runtime/scenario.js turns (scenario, framework) into an app; this
+//! module writes the small main module that asks it to.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use deno_core::ModuleSpecifier;
+
+use crate::engine::embedded;
+
+/// A scenario module, located.
+#[derive(Debug, Clone)]
+pub struct ScenarioRef {
+    /// Its name: the file name without `.js` (`mw`).
+    pub name: String,
+    /// Where it loads from: `fwbench:///scenarios/mw.js` or a `file://` URL.
+    pub url: ModuleSpecifier,
+    /// For a scenario file, its directory: imports may reach files in it.
+    pub root: Option<PathBuf>,
+}
+
+/// The built-in scenarios' names, sorted.
+pub fn builtin_names() -> Vec<String> {
+    embedded::paths_under("scenarios/")
+        .filter_map(|path| path.strip_prefix("scenarios/")?.strip_suffix(".js"))
+        .filter(|name| !name.contains('/'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Finds a scenario by built-in name (`mw`) or by path (`./my.js`).
+pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
+    let looks_like_path = arg.ends_with(".js") || arg.contains('/');
+    if looks_like_path {
+        let path =
+            std::fs::canonicalize(arg).with_context(|| format!("cannot read the scenario file {arg}"))?;
+        let name = path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_else(|| arg.to_owned());
+        let url = ModuleSpecifier::from_file_path(&path)
+            .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", path.display()))?;
+        return Ok(ScenarioRef {
+            name,
+            url,
+            root: path.parent().map(Path::to_path_buf),
+        });
+    }
+    if embedded::get(&format!("scenarios/{arg}.js")).is_none() {
+        bail!(
+            "no built-in scenario '{arg}' (built in: {}); pass a file path for your own",
+            builtin_names().join(", ")
+        );
+    }
+    let url = ModuleSpecifier::parse(&format!("fwbench:///scenarios/{arg}.js")).expect("valid URL");
+    Ok(ScenarioRef {
+        name: arg.to_owned(),
+        url,
+        root: None,
+    })
+}
+
+/// The main module that serves `framework`'s app from `scenario`: its URL
+/// (for messages and stack traces) and its code.
+pub fn app_module(scenario: &ScenarioRef, framework: &str) -> (ModuleSpecifier, String) {
+    let url = ModuleSpecifier::parse(&format!("fwbench:///main/{}/{framework}.js", scenario.name))
+        .expect("valid URL");
+    let code = format!(
+        "import * as scenario from {url};\n\
+         import {{ appFor }} from \"fwbench:///runtime/scenario.js\";\n\
+         export default await appFor(scenario, {name}, {framework});\n",
+        url = json_string(scenario.url.as_str()),
+        name = json_string(&scenario.name),
+        framework = json_string(framework),
+    );
+    (url, code)
+}
+
+/// A JS string literal (JSON's quoting is valid JS).
+fn json_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_builtins_list_the_known_ones() {
+        let error = resolve("nope").unwrap_err().to_string();
+        assert!(error.contains("no built-in scenario 'nope'"), "{error}");
+        assert!(error.contains("file path"), "{error}");
+    }
+
+    #[test]
+    fn missing_files_are_reported_by_path() {
+        let error = resolve("./missing/scenario.js").unwrap_err().to_string();
+        assert!(error.contains("./missing/scenario.js"), "{error}");
+    }
+
+    #[test]
+    fn the_app_module_quotes_its_inputs() {
+        let scenario = ScenarioRef {
+            name: "we\"ird".into(),
+            url: ModuleSpecifier::parse("file:///tmp/we%22ird.js").unwrap(),
+            root: None,
+        };
+        let (url, code) = app_module(&scenario, "hono");
+        assert_eq!(url.as_str(), "fwbench:///main/we%22ird/hono.js");
+        assert!(code.contains(r#"appFor(scenario, "we\"ird", "hono")"#), "{code}");
+    }
+}
