@@ -14,6 +14,9 @@ cargo test --release --locked
 printf '\n== node --test (s200, runtime shims)\n' >&2
 node --test js/s200/ js/runtime/test/
 
+printf '\n== the s200 suite inside the embedded engine\n' >&2
+target/release/fwbench test js/s200
+
 printf '\n== cargo fmt --check, cargo clippy -D warnings\n' >&2
 cargo fmt --check
 cargo clippy --release --locked --all-targets -- -D warnings

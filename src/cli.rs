@@ -22,6 +22,17 @@ pub enum Command {
     /// Serve a JavaScript app (default export `{ fetch(request) }`, a hono or
     /// elysia app, an express app or a fastify instance) over HTTP/1.1.
     Serve(ServeArgs),
+    /// Run node:test-style JS test files inside the embedded engine (one
+    /// runtime per file), e.g. `fwbench test js/s200`.
+    Test(TestArgs),
+}
+
+/// `fwbench test PATH...`
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Test files, or directories to search for *.test.js / *.test.mjs.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
 }
 
 /// `fwbench serve APP.js`

@@ -7,6 +7,7 @@
 mod adapter;
 mod cli;
 mod engine;
+mod jstest;
 mod scenario;
 mod serve;
 
@@ -18,6 +19,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
+        cli::Command::Test(args) => jstest::run(&args.paths),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

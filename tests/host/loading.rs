@@ -57,3 +57,25 @@ fn a_missing_file_is_reported() {
     let err = serve_fails("does-not-exist.js");
     assert!(err.contains("does-not-exist.js"), "{err}");
 }
+
+#[test]
+fn js_test_files_run_in_the_engine_and_failures_count() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .arg("test")
+        .arg(fixture("jstest"))
+        .output()
+        .expect("run fwbench test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success(),
+        "a failing test must fail the run: {stdout}"
+    );
+    assert!(stdout.contains("ok - passes"), "{stdout}");
+    assert!(
+        stdout.contains("not ok - group > fails with a message"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("expected failure"), "{stdout}");
+    assert!(stdout.contains("ok - group > is skipped # SKIP"), "{stdout}");
+    assert!(stdout.contains("1 passed, 1 failed, 1 skipped"), "{stdout}");
+}
