@@ -22,7 +22,19 @@ const TREES: &[(&str, &str)] = &[
     ("vendor/dist", "vendor"),
 ];
 
+/// Crates whose resolved versions reports record (from Cargo.lock).
+const RECORDED_CRATES: &[&str] = &[
+    "deno_core",
+    "deno_fetch",
+    "deno_web",
+    "hyper",
+    "axum",
+    "tokio",
+    "v8x",
+];
+
 fn main() {
+    record_versions();
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut entries = Vec::new();
     for (dir, prefix) in TREES {
@@ -68,6 +80,28 @@ fn collect(base: &Path, dir: &Path, prefix: &str, entries: &mut Vec<(String, Pat
                 .to_string_lossy()
                 .replace('\\', "/");
             entries.push((format!("{prefix}/{rel}"), path));
+        }
+    }
+}
+
+/// Exposes the locked versions of RECORDED_CRATES as `FWBENCH_DEP_<NAME>`
+/// compile-time variables (read with `env!`/`option_env!`).
+fn record_versions() {
+    let lock = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let Ok(text) = fs::read_to_string(&lock) else {
+        return;
+    };
+    let mut name = None;
+    for line in text.lines() {
+        if let Some(value) = line.strip_prefix("name = ") {
+            name = Some(value.trim_matches('"').to_owned());
+        } else if let (Some(value), Some(current)) = (line.strip_prefix("version = "), name.take()) {
+            if RECORDED_CRATES.contains(&current.as_str()) {
+                let key = current.to_ascii_uppercase().replace('-', "_");
+                println!("cargo:rustc-env=FWBENCH_DEP_{key}={}", value.trim_matches('"'));
+            }
         }
     }
 }

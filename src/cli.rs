@@ -25,6 +25,26 @@ pub enum Command {
     /// Run node:test-style JS test files inside the embedded engine (one
     /// runtime per file), e.g. `fwbench test js/s200`.
     Test(TestArgs),
+    /// Validate every row (framework × scenario) against its scenario's
+    /// expectations, without load; exits non-zero if any row fails.
+    Check(CheckArgs),
+    /// List the engine, the frameworks (with versions) and the built-in
+    /// scenarios.
+    List,
+}
+
+/// `fwbench check`
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Built-in scenarios to check, comma-separated (default: all).
+    #[arg(long, value_name = "SCENARIO,...")]
+    pub only: Option<String>,
+    /// Frameworks to check, comma-separated (default: all).
+    #[arg(long, value_name = "NAME,...")]
+    pub frameworks: Option<String>,
+    /// A scenario file to check as well (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Vec<String>,
 }
 
 /// `fwbench test PATH...`

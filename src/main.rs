@@ -5,6 +5,7 @@
 //! the modules.
 
 mod adapter;
+mod bench;
 mod cli;
 mod engine;
 mod jstest;
@@ -20,6 +21,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::Test(args) => jstest::run(&args.paths),
+        cli::Command::Check(args) => bench::check(&args),
+        cli::Command::List => bench::list(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

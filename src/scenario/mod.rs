@@ -13,6 +13,13 @@ use deno_core::ModuleSpecifier;
 
 use crate::engine::embedded;
 
+mod expect;
+mod info;
+
+pub use expect::{media_type, mismatches, SeenResponse};
+
+pub use info::{load as load_info, Expectations, RequestSpec, ScenarioInfo};
+
 /// A scenario module, located.
 #[derive(Debug, Clone)]
 pub struct ScenarioRef {
@@ -22,6 +29,16 @@ pub struct ScenarioRef {
     pub url: ModuleSpecifier,
     /// For a scenario file, its directory: imports may reach files in it.
     pub root: Option<PathBuf>,
+}
+
+impl ScenarioRef {
+    /// How `fwbench serve --scenario` names it: the built-in name or the path.
+    pub fn url_arg(&self) -> String {
+        match self.url.to_file_path() {
+            Ok(path) if self.root.is_some() => path.display().to_string(),
+            _ => self.name.clone(),
+        }
+    }
 }
 
 /// The built-in scenarios' names, sorted.

@@ -1,0 +1,106 @@
+//! The framework × scenario matrix: which rows a run has, and why a row
+//! cannot run when it cannot.
+
+use super::registry::{Framework, Kind};
+use crate::scenario::{self, ScenarioInfo, ScenarioRef};
+
+/// The scenarios every native row implements.
+pub const NATIVE_SCENARIOS: &[&str] = &["hello", "param", "mw"];
+
+/// A scenario with its data, or why it could not be read.
+pub struct LoadedScenario {
+    /// Where it comes from.
+    pub source: ScenarioRef,
+    /// Its data, or the error loading it.
+    pub info: Result<ScenarioInfo, String>,
+    /// True for the embedded scenarios (native rows implement only these).
+    pub builtin: bool,
+}
+
+/// One cell of the matrix.
+pub struct Row<'a> {
+    /// The framework.
+    pub framework: &'static Framework,
+    /// The scenario.
+    pub scenario: &'a LoadedScenario,
+    /// Why the row cannot run, if it cannot (it is reported failed).
+    pub unrunnable: Option<String>,
+}
+
+/// Resolves `--only` (comma-separated names) plus `--scenario` files.
+pub fn scenarios(only: Option<&str>, files: &[String]) -> anyhow::Result<Vec<ScenarioRef>> {
+    let mut refs = Vec::new();
+    let names: Vec<String> = match only {
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None if files.is_empty() => scenario::builtin_names(),
+        None => Vec::new(),
+    };
+    for name in names {
+        refs.push(scenario::resolve(&name)?);
+    }
+    for file in files {
+        refs.push(scenario::resolve(file)?);
+    }
+    Ok(refs)
+}
+
+/// Loads each scenario's data; a scenario that fails to load is kept, with
+/// its error, so its rows are reported failed and the run goes on.
+pub async fn load(refs: Vec<ScenarioRef>) -> Vec<LoadedScenario> {
+    let mut loaded = Vec::new();
+    for source in refs {
+        let builtin = source.root.is_none();
+        let info = scenario::load_info(&source)
+            .await
+            .map_err(|error| format!("{error:#}"));
+        loaded.push(LoadedScenario {
+            source,
+            info,
+            builtin,
+        });
+    }
+    loaded
+}
+
+/// The rows for `frameworks` × `scenarios`, in scenario-major order.
+pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<Row<'a>> {
+    let mut rows = Vec::new();
+    for scenario in scenarios {
+        for &framework in frameworks {
+            let unrunnable = match (&scenario.info, framework.kind) {
+                (Err(error), _) => Some(format!("the scenario failed to load: {error}")),
+                (Ok(_), Kind::Native)
+                    if !(scenario.builtin && NATIVE_SCENARIOS.contains(&scenario.source.name.as_str())) =>
+                {
+                    Some(format!(
+                        "native rows implement only the built-in scenarios ({})",
+                        NATIVE_SCENARIOS.join(", ")
+                    ))
+                }
+                (Ok(info), Kind::Js)
+                    if !info
+                        .apps
+                        .iter()
+                        .any(|app| app == framework.name || app == framework.factory) =>
+                {
+                    Some(format!(
+                        "the scenario has no app for {} (apps.{})",
+                        framework.name, framework.factory
+                    ))
+                }
+                _ => None,
+            };
+            rows.push(Row {
+                framework,
+                scenario,
+                unrunnable,
+            });
+        }
+    }
+    rows
+}

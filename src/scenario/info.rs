@@ -1,0 +1,122 @@
+//! Reading a scenario module's plain data (its request, expectations and
+//! which frameworks it has apps for) without building any app: the module
+//! is evaluated in a runtime of its own, and its app factories, which
+//! import their frameworks lazily, are never called.
+
+use anyhow::Context;
+use deno_core::{v8, ModuleSpecifier};
+use serde::{Deserialize, Serialize};
+
+use super::ScenarioRef;
+use crate::engine::{self, Engine, EngineOptions};
+
+/// The request a scenario sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestSpec {
+    /// HTTP method (`GET`).
+    pub method: String,
+    /// Path and query (`/user/42?x=1`).
+    pub path: String,
+    /// Request headers, in order.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// Request body, if any.
+    #[serde(default)]
+    pub body: Option<String>,
+}
+
+/// What every framework must answer to the scenario's request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expectations {
+    /// Exact status code.
+    pub status: u16,
+    /// Exact body, if checked.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Media type of `content-type`, parameters (charset) ignored.
+    #[serde(default, rename = "contentType")]
+    pub content_type: Option<String>,
+    /// Headers that must be present with exactly these values.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+}
+
+/// A scenario's data, as its module exports it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    /// The scenario's name (file name without `.js`).
+    #[serde(default)]
+    pub name: String,
+    /// One line saying what it measures.
+    #[serde(default)]
+    pub description: String,
+    /// The request the load generator sends.
+    pub request: RequestSpec,
+    /// What a correct answer looks like.
+    pub expect: Expectations,
+    /// The keys of its `apps` export (framework names or factories).
+    pub apps: Vec<String>,
+}
+
+/// Normalizes the module's exports into the JSON `ScenarioInfo` reads:
+/// header objects become [name, value] pairs and missing parts are named.
+const DESCRIBE: &str = r#"
+const pairs = (headers) => headers == null ? [] :
+  Array.isArray(headers) ? headers.map(([n, v]) => [String(n), String(v)]) :
+  Object.entries(headers).map(([n, v]) => [n, String(v)]);
+const missing = ["request", "expect", "apps"].filter((key) => scenario[key] == null);
+if (missing.length > 0) {
+  throw new TypeError(`the scenario module does not export ${missing.join(", ")} (see scenarios/README.md)`);
+}
+const { request, expect } = scenario;
+export default JSON.stringify({
+  description: String(scenario.description ?? ""),
+  request: {
+    method: String(request.method ?? "GET").toUpperCase(),
+    path: String(request.path ?? "/"),
+    headers: pairs(request.headers),
+    body: request.body == null ? null : String(request.body),
+  },
+  expect: {
+    status: Number(expect.status ?? 200),
+    body: expect.body == null ? null : String(expect.body),
+    contentType: expect.contentType == null ? null : String(expect.contentType),
+    headers: pairs(expect.headers),
+  },
+  apps: Object.keys(scenario.apps),
+});
+"#;
+
+/// Loads `scenario` in a fresh runtime and reads its data.
+pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
+    let options = EngineOptions {
+        app_root: scenario.root.clone(),
+        ..EngineOptions::default()
+    };
+    let mut engine = Engine::new(&options, Vec::new())?;
+    for side in engine::default_preload() {
+        engine.import_side(&side).await?;
+    }
+    let main =
+        ModuleSpecifier::parse(&format!("fwbench:///main/{}/describe.js", scenario.name)).expect("valid URL");
+    let code = format!(
+        "import * as scenario from {};\n{DESCRIBE}",
+        serde_json::Value::String(scenario.url.to_string())
+    );
+    let namespace = engine
+        .import_main(&main, Some(&code))
+        .await
+        .with_context(|| format!("scenario '{}' ({}) failed to load", scenario.name, scenario.url))?;
+    let runtime = engine.runtime();
+    deno_core::scope!(scope, runtime);
+    let namespace = v8::Local::new(scope, namespace);
+    let key = v8::String::new(scope, "default").expect("short string");
+    let json = namespace
+        .get(scope, key.into())
+        .map(|value| value.to_rust_string_lossy(scope))
+        .unwrap_or_default();
+    let mut info: ScenarioInfo = serde_json::from_str(&json)
+        .with_context(|| format!("scenario '{}' exports data fwbench cannot read", scenario.name))?;
+    info.name = scenario.name.clone();
+    Ok(info)
+}
