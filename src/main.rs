@@ -9,6 +9,7 @@ mod bench;
 mod cli;
 mod engine;
 mod jstest;
+mod native;
 mod scenario;
 mod serve;
 

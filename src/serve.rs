@@ -1,5 +1,6 @@
-//! `fwbench serve`: validate the arguments, bind, start the workers and run
-//! until Ctrl-C (or SIGTERM).
+//! `fwbench serve`: validate the arguments, bind, start the workers (JS
+//! rows through the adapter, native rows through src/native) and run until
+//! Ctrl-C (or SIGTERM).
 
 use std::net::{SocketAddr, TcpListener};
 
@@ -9,48 +10,25 @@ use deno_core::ModuleSpecifier;
 use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
-use crate::scenario;
+use crate::{native, scenario};
+
+/// What `serve` runs.
+enum Target {
+    /// A JS app on the embedded engine.
+    Js(AppSpec),
+    /// A native row: (framework, built-in scenario).
+    Native(String, String),
+}
+
+/// A started server of either kind.
+enum Running {
+    Js(adapter::Server),
+    Native(native::NativeServer),
+}
 
 /// Runs `fwbench serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let engine = |app_root| EngineOptions {
-        app_root,
-        max_heap_bytes: (args.max_heap_mb as usize) << 20,
-        cpu_limit: args.cpu_limit,
-    };
-    let spec = match (&args.app, &args.framework, &args.scenario) {
-        (Some(app), _, _) => {
-            let path = std::fs::canonicalize(app)
-                .with_context(|| format!("cannot read the app module {}", app.display()))?;
-            if !path.is_file() {
-                bail!(
-                    "{} is not a file: pass the app's main module, e.g. app.js",
-                    path.display()
-                );
-            }
-            let main = ModuleSpecifier::from_file_path(&path)
-                .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", path.display()))?;
-            AppSpec {
-                main,
-                main_code: None,
-                preload: engine::default_preload(),
-                display: app.display().to_string(),
-                engine: engine(path.parent().map(|dir| dir.to_path_buf())),
-            }
-        }
-        (None, Some(framework), Some(scenario)) => {
-            let scenario = scenario::resolve(scenario)?;
-            let (main, code) = scenario::app_module(&scenario, framework);
-            AppSpec {
-                main,
-                main_code: Some(code),
-                preload: engine::default_preload(),
-                display: format!("scenario {} for {framework}", scenario.name),
-                engine: engine(scenario.root.clone()),
-            }
-        }
-        _ => bail!("pass an app module, or --framework and --scenario"),
-    };
+    let target = target(&args)?;
     let config = ServeConfig {
         workers: args.workers.into(),
         max_body_bytes: args.max_body_bytes,
@@ -70,20 +48,85 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let stop = signals.block_on(async { stop_signal() })?;
-    let display = spec.display.clone();
-    let server = adapter::start(listener, spec, config.clone())?;
+    let (display, kind, engine_name, running) = match target {
+        Target::Js(spec) => {
+            let display = spec.display.clone();
+            let server = adapter::start(listener, spec, config.clone())?;
+            (
+                display,
+                format!("{} app", server.kind),
+                engine::engine_name(),
+                Running::Js(server),
+            )
+        }
+        Target::Native(framework, scenario) => {
+            let server = native::start(&framework, &scenario, listener, config.clone())?;
+            let display = format!("scenario {scenario} for {framework}");
+            (
+                display,
+                "native".to_owned(),
+                "native Rust",
+                Running::Native(server),
+            )
+        }
+    };
     println!(
-        "fwbench serving {} ({} app) on http://{bound}/ with {} worker{} [{}]",
-        display,
-        server.kind,
+        "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}]",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
-        engine::engine_name()
     );
     signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
-    server.shutdown();
+    match running {
+        Running::Js(server) => server.shutdown(),
+        Running::Native(server) => server.shutdown(),
+    }
     Ok(())
+}
+
+/// Turns the arguments into what to serve.
+fn target(args: &ServeArgs) -> anyhow::Result<Target> {
+    let engine = |app_root| EngineOptions {
+        app_root,
+        max_heap_bytes: (args.max_heap_mb as usize) << 20,
+        cpu_limit: args.cpu_limit,
+    };
+    Ok(match (&args.app, &args.framework, &args.scenario) {
+        (Some(app), _, _) => {
+            let path = std::fs::canonicalize(app)
+                .with_context(|| format!("cannot read the app module {}", app.display()))?;
+            if !path.is_file() {
+                bail!(
+                    "{} is not a file: pass the app's main module, e.g. app.js",
+                    path.display()
+                );
+            }
+            let main = ModuleSpecifier::from_file_path(&path)
+                .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", path.display()))?;
+            Target::Js(AppSpec {
+                main,
+                main_code: None,
+                preload: engine::default_preload(),
+                display: app.display().to_string(),
+                engine: engine(path.parent().map(|dir| dir.to_path_buf())),
+            })
+        }
+        (None, Some(framework), Some(scenario)) if native::FRAMEWORKS.contains(&framework.as_str()) => {
+            Target::Native(framework.clone(), scenario.clone())
+        }
+        (None, Some(framework), Some(scenario)) => {
+            let scenario = scenario::resolve(scenario)?;
+            let (main, code) = scenario::app_module(&scenario, framework);
+            Target::Js(AppSpec {
+                main,
+                main_code: Some(code),
+                preload: engine::default_preload(),
+                display: format!("scenario {} for {framework}", scenario.name),
+                engine: engine(scenario.root.clone()),
+            })
+        }
+        _ => bail!("pass an app module, or --framework and --scenario"),
+    })
 }
 
 /// Installs handlers for Ctrl-C (SIGINT) and SIGTERM now; the returned

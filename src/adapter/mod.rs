@@ -45,6 +45,20 @@ impl Default for ServeConfig {
     }
 }
 
+/// The HTTP/1.1 connection settings every server uses, JS rows and native
+/// rows alike: keep-alive, the request-head limit and the slow-client
+/// timeout.
+pub fn http1_builder(config: &ServeConfig) -> hyper::server::conn::http1::Builder {
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        // hyper's minimum read buffer is 8 KiB.
+        .max_buf_size(config.max_header_bytes.max(8192))
+        .keep_alive(true);
+    builder
+}
+
 /// What each worker loads: the app's main module and the engine settings.
 #[derive(Debug, Clone)]
 pub struct AppSpec {

@@ -16,9 +16,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Context as _};
 use deno_core::{v8, PollEventLoopOptions};
 use http::StatusCode;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -207,12 +206,7 @@ async fn connection(
         let shared = shared.clone();
         service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
     };
-    let conn = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout)
-        .max_buf_size(config.max_header_bytes.max(8192))
-        .keep_alive(true)
-        .serve_connection(TokioIo::new(stream), service);
+    let conn = super::http1_builder(config).serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);
     tokio::select! {
         result = conn.as_mut() => {

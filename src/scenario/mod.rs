@@ -16,7 +16,7 @@ use crate::engine::embedded;
 mod expect;
 mod info;
 
-pub use expect::{media_type, mismatches, SeenResponse};
+pub use expect::{mismatches, SeenResponse};
 
 pub use info::{load as load_info, Expectations, RequestSpec, ScenarioInfo};
 
