@@ -1,6 +1,12 @@
-//! Test support: start `fwbench serve` on an ephemeral port and talk to it
-//! with a small, real HTTP/1.1 client over TCP.
+//! Test support shared by the integration test binaries (tests/host,
+//! tests/frameworks): start `fwbench serve` on an ephemeral port and talk to
+//! it with a small, real HTTP/1.1 client over TCP.
+//!
+//! Each binary includes this file with `#[path = "../common/mod.rs"] mod
+//! common;`, and no binary uses every helper, hence the `dead_code` allow.
+#![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -27,11 +33,29 @@ impl Server {
     /// Starts `fwbench serve APP --port 0 EXTRA...` and waits until it
     /// prints the URL it listens on.
     pub fn start(app: &Path, extra: &[&str]) -> Server {
+        let mut args: Vec<&OsStr> = vec![app.as_os_str()];
+        args.extend(extra.iter().map(OsStr::new));
+        Server::start_with(&args)
+    }
+
+    /// Starts `fwbench serve --framework FRAMEWORK --scenario SCENARIO
+    /// --port 0` (a built-in scenario's name or a scenario file's path).
+    pub fn scenario(framework: &str, scenario: impl AsRef<OsStr>) -> Server {
+        Server::start_with(&[
+            OsStr::new("--framework"),
+            OsStr::new(framework),
+            OsStr::new("--scenario"),
+            scenario.as_ref(),
+        ])
+    }
+
+    /// Starts `fwbench serve ARGS... --port 0` and waits until it prints the
+    /// URL it listens on.
+    pub fn start_with(args: &[&OsStr]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
             .arg("serve")
-            .arg(app)
+            .args(args)
             .args(["--port", "0"])
-            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -102,7 +126,7 @@ impl Server {
     ) -> Response {
         let mut conn = Connection::open(&self.addr);
         conn.send(method, path, headers, body);
-        conn.read_response()
+        conn.read_response_to(method)
             .unwrap_or_else(|e| panic!("{method} {path}: {e}\nstderr: {}", self.stderr()))
     }
 
@@ -207,7 +231,14 @@ impl Connection {
         }
     }
 
+    /// Reads the response to a request that was not HEAD.
     pub fn read_response(&mut self) -> Result<Response, String> {
+        self.read_response_to("GET")
+    }
+
+    /// Reads the response to a `method` request: a response to HEAD has no
+    /// body, whatever its content-length says.
+    pub fn read_response_to(&mut self, method: &str) -> Result<Response, String> {
         let mut line = String::new();
         self.reader
             .read_line(&mut line)
@@ -237,6 +268,9 @@ impl Connection {
             headers,
             body: Vec::new(),
         };
+        if method.eq_ignore_ascii_case("HEAD") {
+            return Ok(response);
+        }
         if let Some(length) = response.header("content-length") {
             let length: usize = length.parse().map_err(|_| "bad content-length".to_string())?;
             response.body.resize(length, 0);
@@ -263,4 +297,16 @@ impl Connection {
         }
         Ok(response)
     }
+}
+
+/// Runs `fwbench ARGS...` to completion (for commands that must fail).
+pub fn fwbench<I, S>(args: I) -> std::process::Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(args)
+        .output()
+        .expect("run fwbench")
 }

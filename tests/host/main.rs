@@ -2,8 +2,9 @@
 //! adapter, driven over real TCP connections. One test binary, modules by
 //! topic (ripgrep's layout).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod faults;
 mod loading;
 mod sandbox;
 mod serve;
-mod support;

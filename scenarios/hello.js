@@ -1,0 +1,60 @@
+// scenarios/hello.js: the floor. One route, no middleware: GET / answers
+// {"message":"hello"} as JSON in every framework. It measures routing
+// dispatch plus the adapter, the row every published benchmark shows
+// (../../shared/reference/the-unwind-tax.txt, "The floor is not your app").
+// Format: scenarios/README.md.
+
+export const description = 'GET / answers {"message":"hello"} as JSON, no middleware';
+
+export const request = { method: 'GET', path: '/', headers: {}, body: null };
+
+export const expect = {
+  status: 200,
+  body: '{"message":"hello"}',
+  // express and fastify add "; charset=utf-8"; parameters are ignored.
+  contentType: 'application/json',
+  headers: {},
+};
+
+export const apps = {
+  async s200() {
+    return s200App(await import('s200'));
+  },
+
+  async 's200-light'() {
+    return s200App(await import('s200/light'));
+  },
+
+  async hono() {
+    const { Hono } = await import('hono');
+    const app = new Hono();
+    app.get('/', (c) => c.json({ message: 'hello' }));
+    return app;
+  },
+
+  async express() {
+    const { default: express } = await import('express');
+    const app = express();
+    app.get('/', (_req, res) => res.json({ message: 'hello' }));
+    return app;
+  },
+
+  async fastify() {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify();
+    app.get('/', async () => ({ message: 'hello' }));
+    return app;
+  },
+
+  async elysia() {
+    const { Elysia } = await import('elysia');
+    return new Elysia().get('/', () => ({ message: 'hello' }));
+  },
+};
+
+/** The s200 app; the same code runs on s200 and s200-light. */
+function s200App({ createApp, get, json }) {
+  const app = createApp();
+  get(app, '/', (ctx) => json(ctx, { message: 'hello' }));
+  return app;
+}

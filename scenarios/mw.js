@@ -1,0 +1,163 @@
+// scenarios/mw.js: the reference's five-link middleware chain
+// (../../shared/reference/the-unwind-tax.txt, "The shapes"). Each framework
+// runs it in its own idiom, exactly as the reference shows: every link reads
+// the x-test request header and sets x-mw-<i> on the response, and the third
+// also stores a performance.now() delta in the per-request context. s200 and
+// hono write after the handler ran (s200 in place, hono through c.header(),
+// which rebuilds the response); express, fastify and elysia write into a
+// header store that is serialized at the end. The reference's caveats apply:
+// idiomatic, not identical; work-equivalent.
+// Format: scenarios/README.md.
+
+export const description =
+  'five middleware links, each reads x-test and stamps x-mw-<i> after the handler';
+
+export const request = { method: 'GET', path: '/mw', headers: { 'x-test': '1' }, body: null };
+
+export const expect = {
+  status: 200,
+  body: '{"message":"hello"}',
+  // express and fastify add "; charset=utf-8"; parameters are ignored.
+  contentType: 'application/json',
+  headers: { 'x-mw-1': '1', 'x-mw-2': '2', 'x-mw-3': '3', 'x-mw-4': '4', 'x-mw-5': '5' },
+};
+
+export const apps = {
+  // The true unwind: the header is written on the materialized response.
+  async s200() {
+    return s200App(await import('s200'));
+  },
+
+  // The same code; ctx.res is a LightResponse with LightHeaders.
+  async 's200-light'() {
+    return s200App(await import('s200/light'));
+  },
+
+  // Also a true unwind, but the header write goes through the context.
+  async hono() {
+    const { Hono } = await import('hono');
+    const app = new Hono();
+    const mwLink = (i) =>
+      app.use('/mw/*', async (c, next) => {
+        c.req.header('x-test');
+        await next();
+        c.header(`x-mw-${i}`, String(i));
+      });
+    mwLink(1);
+    mwLink(2);
+    app.use('/mw/*', async (c, next) => {
+      c.req.header('x-test');
+      const t0 = performance.now();
+      await next();
+      c.header('x-mw-3', '3');
+      c.set('elapsed', performance.now() - t0);
+    });
+    mwLink(4);
+    mwLink(5);
+    app.get('/mw', (c) => c.json({ message: 'hello' }));
+    return app;
+  },
+
+  // Store-and-serialize: setHeader on the way in is equivalent to writing
+  // at unwind, since serialization is deferred; the third link's timing
+  // store still runs after next().
+  async express() {
+    const { default: express } = await import('express');
+    const app = express();
+    const mwLink = (i) => (req, res, next) => {
+      req.headers['x-test'];
+      res.setHeader(`x-mw-${i}`, String(i));
+      next();
+    };
+    app.use('/mw', mwLink(1), mwLink(2));
+    app.use('/mw', (req, res, next) => {
+      req.headers['x-test'];
+      const t0 = performance.now();
+      res.setHeader('x-mw-3', '3');
+      next();
+      req.elapsed = performance.now() - t0;
+    });
+    app.use('/mw', mwLink(4), mwLink(5));
+    app.get('/mw', (_req, res) => res.json({ message: 'hello' }));
+    return app;
+  },
+
+  // Async onRequest hooks in an encapsulated register scope (fastify hooks
+  // are per plugin), writing into the reply's header store.
+  async fastify() {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify();
+    await app.register(async (instance) => {
+      for (let i = 1; i <= 5; i++) {
+        if (i === 3) {
+          instance.addHook('onRequest', async (request, reply) => {
+            const t0 = performance.now();
+            request.headers['x-test'];
+            reply.header('x-mw-3', '3');
+            request.elapsed = performance.now() - t0;
+          });
+        } else {
+          instance.addHook('onRequest', async (request, reply) => {
+            request.headers['x-test'];
+            reply.header(`x-mw-${i}`, String(i));
+          });
+        }
+      }
+      instance.get('/mw', async () => ({ message: 'hello' }));
+    });
+    return app;
+  },
+
+  // elysia's onRequest hooks cannot be scoped, so the scoped equivalent is a
+  // five-link guard({ beforeHandle }) chain writing set.headers.
+  async elysia() {
+    const { Elysia } = await import('elysia');
+    const app = new Elysia();
+    const mwLinks = {
+      beforeHandle: [1, 2, 3, 4, 5].map((i) =>
+        i === 3
+          ? (ctx) => {
+              const t0 = performance.now();
+              ctx.request.headers.get('x-test');
+              ctx.set.headers['x-mw-3'] = '3';
+              ctx.elapsed = performance.now() - t0;
+            }
+          : (ctx) => {
+              ctx.request.headers.get('x-test');
+              ctx.set.headers[`x-mw-${i}`] = String(i);
+            },
+      ),
+    };
+    app.guard(mwLinks, (scoped) => scoped.get('/mw', () => ({ message: 'hello' })));
+    return app;
+  },
+};
+
+/** The s200 app; the same code runs on s200 and s200-light. */
+function s200App({ createApp, use, get, json }) {
+  const app = createApp();
+  const mwLink = (i) => (ctx, next) => {
+    ctx.req.headers.get('x-test');
+    return next().then(() => {
+      ctx.res.headers.set(`x-mw-${i}`, String(i));
+    });
+  };
+  use(
+    app,
+    '/mw',
+    mwLink(1),
+    mwLink(2),
+    (ctx, next) => {
+      ctx.req.headers.get('x-test');
+      const t0 = performance.now();
+      return next().then(() => {
+        ctx.state.elapsed = performance.now() - t0;
+        ctx.res.headers.set('x-mw-3', '3');
+      });
+    },
+    mwLink(4),
+    mwLink(5),
+  );
+  get(app, '/mw', (ctx) => json(ctx, { message: 'hello' }));
+  return app;
+}

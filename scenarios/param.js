@@ -1,0 +1,65 @@
+// scenarios/param.js: one route with a path parameter, no middleware:
+// GET /user/42 answers the id, "42", as text/plain in every framework.
+// Format: scenarios/README.md.
+//
+// Content types differ by default, so each app states text/plain where its
+// framework would not: express's res.send(string) says text/html; s200's
+// text(), hono's c.text(), fastify (a string payload) and elysia (a string
+// return) already say text/plain, with or without "; charset=…".
+
+export const description = 'GET /user/:id answers the id as text/plain, no middleware';
+
+export const request = { method: 'GET', path: '/user/42', headers: {}, body: null };
+
+export const expect = {
+  status: 200,
+  body: '42',
+  contentType: 'text/plain',
+  headers: {},
+};
+
+export const apps = {
+  async s200() {
+    return s200App(await import('s200'));
+  },
+
+  async 's200-light'() {
+    return s200App(await import('s200/light'));
+  },
+
+  async hono() {
+    const { Hono } = await import('hono');
+    const app = new Hono();
+    app.get('/user/:id', (c) => c.text(c.req.param('id')));
+    return app;
+  },
+
+  async express() {
+    const { default: express } = await import('express');
+    const app = express();
+    // res.send(string) alone would say text/html.
+    app.get('/user/:id', (req, res) => res.type('text/plain').send(req.params.id));
+    return app;
+  },
+
+  async fastify() {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify();
+    // A string payload is sent as text/plain; charset=utf-8.
+    app.get('/user/:id', async (request) => request.params.id);
+    return app;
+  },
+
+  async elysia() {
+    const { Elysia } = await import('elysia');
+    // A returned string is sent as text/plain.
+    return new Elysia().get('/user/:id', ({ params }) => params.id);
+  },
+};
+
+/** The s200 app; the same code runs on s200 and s200-light. */
+function s200App({ createApp, get, text }) {
+  const app = createApp();
+  get(app, '/user/:id', (ctx) => text(ctx, ctx.params.id));
+  return app;
+}
