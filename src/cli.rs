@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "fwbench", version, long_version = long_version(), propagate_version = true)]
 pub struct Cli {
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -31,6 +32,10 @@ pub enum Command {
     /// List the engine, the frameworks (with versions) and the built-in
     /// scenarios.
     List,
+    /// Compare two `fwbench bench --json` reports: per row and scenario the
+    /// ratio B/A of median req/s, marked where the rounds' ranges don't
+    /// overlap.
+    Compare(crate::report::CompareArgs),
 }
 
 /// `fwbench check`
@@ -42,7 +47,8 @@ pub struct CheckArgs {
     /// Frameworks to check, comma-separated (default: all).
     #[arg(long, value_name = "NAME,...")]
     pub frameworks: Option<String>,
-    /// A scenario file to check as well (repeatable).
+    /// A scenario file to check (repeatable). With it, built-in scenarios
+    /// are checked only if named in --only.
     #[arg(long, value_name = "FILE")]
     pub scenario: Vec<String>,
 }

@@ -18,8 +18,11 @@ use crate::engine::{self, Engine, EngineOptions};
 /// How many tests passed, failed and were skipped.
 #[derive(Debug, Default, Deserialize)]
 pub struct Counts {
+    /// Tests that passed.
     pub passed: usize,
+    /// Tests that failed.
     pub failed: usize,
+    /// Tests skipped (`skip` / `todo`).
     pub skipped: usize,
 }
 

@@ -1,21 +1,10 @@
-//! fwbench: host JavaScript web frameworks in embedded JS runtimes, serve
-//! them through hyper, and load-test them beside native Rust servers.
-//!
-//! `main` only parses the command line and dispatches; see DESIGN.md for
-//! the modules.
-
-mod adapter;
-mod bench;
-mod cli;
-mod engine;
-mod jstest;
-mod native;
-mod scenario;
-mod serve;
+//! The `fwbench` command: parse the command line, dispatch to the library,
+//! turn any error into a message and an exit code.
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use fwbench::{bench, cli, jstest, report, serve};
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
@@ -24,6 +13,11 @@ fn main() -> ExitCode {
         cli::Command::Test(args) => jstest::run(&args.paths),
         cli::Command::Check(args) => bench::check(&args),
         cli::Command::List => bench::list(),
+        cli::Command::Compare(args) => match report::compare::run(&args, &mut std::io::stdout().lock()) {
+            Ok(report::CompareOutcome::Regressed { .. }) => return ExitCode::FAILURE,
+            Ok(_) => Ok(()),
+            Err(error) => Err(error),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -36,6 +36,7 @@ const { fromInnerRequest, newInnerRequest } = core.loadExtScript(
   "ext:deno_fetch/23_request.js",
 );
 const {
+  getInnerResponse,
   ResponsePrototype,
   serveFastBodyKey,
   serveFastConsumedKey,
@@ -178,8 +179,42 @@ function describe(error) {
   return String(error);
 }
 
+/**
+ * Commits a Response-like object that is not a platform Response although
+ * it may inherit from one: @hono/node-server's lightweight Response (when
+ * app code installed it as the global, e.g. by calling its serve()) keeps
+ * `[status, body, headers]` under an own symbol described "cache" until
+ * something reads it; read that without materializing. Any other class is
+ * read through the public API (status, headers, body stream).
+ */
+function commitForeign(id, response) {
+  const cacheKey = Object.getOwnPropertySymbols(response).find((key) => key.description === "cache");
+  const cached = cacheKey === undefined ? undefined : response[cacheKey];
+  if (Array.isArray(cached)) {
+    const [status, body, init] = cached;
+    const headers = [];
+    if (init !== undefined && init !== null) {
+      new Headers(init).forEach((value, name) => headers.push(name, value));
+    }
+    if (typeof body === "string" && !headers.includes("content-type")) {
+      headers.push("content-type", "text/plain;charset=UTF-8");
+    }
+    commitLight(id, { status, headers: { forEach: (fn) => forEachPair(headers, fn) }, body });
+    return;
+  }
+  commitLight(id, { status: response.status, headers: response.headers, body: response.body });
+}
+
+function forEachPair(flat, fn) {
+  for (let i = 0; i < flat.length; i += 2) fn(flat[i + 1], flat[i]);
+}
+
 /** Commits a platform Response: the fast static form or its inner state. */
 function commitResponse(id, response) {
+  if (getInnerResponse(response) === undefined) {
+    commitForeign(id, response);
+    return;
+  }
   const fastStatus = response[serveFastStatusKey];
   if (fastStatus !== 0 && !response[serveFastConsumedKey]) {
     const kind = response[serveFastHeaderKindKey];
@@ -222,7 +257,8 @@ function commitLight(id, response) {
     headers.push(name, String(value));
   });
   const status = response.status ?? 200;
-  const body = response.body;
+  let body = response.body;
+  if (body instanceof Blob) body = body.stream();
   if (body && ObjectPrototypeIsPrototypeOf(ReadableStreamPrototype, body)) {
     sendStream(id, status, headers, body);
   } else {

@@ -17,14 +17,24 @@ pub struct LoadedScenario {
     pub builtin: bool,
 }
 
+/// Why a row does not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRun {
+    /// It does not apply (a native row for a user's scenario): not an error.
+    Skipped(String),
+    /// It should run but cannot (the scenario failed to load, or has no app
+    /// for the framework): reported failed.
+    Failed(String),
+}
+
 /// One cell of the matrix.
 pub struct Row<'a> {
     /// The framework.
     pub framework: &'static Framework,
     /// The scenario.
     pub scenario: &'a LoadedScenario,
-    /// Why the row cannot run, if it cannot (it is reported failed).
-    pub unrunnable: Option<String>,
+    /// Why the row does not run, if it does not.
+    pub not_run: Option<NotRun>,
 }
 
 /// Resolves `--only` (comma-separated names) plus `--scenario` files.
@@ -72,15 +82,15 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
     let mut rows = Vec::new();
     for scenario in scenarios {
         for &framework in frameworks {
-            let unrunnable = match (&scenario.info, framework.kind) {
-                (Err(error), _) => Some(format!("the scenario failed to load: {error}")),
+            let not_run = match (&scenario.info, framework.kind) {
+                (Err(error), _) => Some(NotRun::Failed(format!("the scenario failed to load: {error}"))),
                 (Ok(_), Kind::Native)
                     if !(scenario.builtin && NATIVE_SCENARIOS.contains(&scenario.source.name.as_str())) =>
                 {
-                    Some(format!(
+                    Some(NotRun::Skipped(format!(
                         "native rows implement only the built-in scenarios ({})",
                         NATIVE_SCENARIOS.join(", ")
-                    ))
+                    )))
                 }
                 (Ok(info), Kind::Js)
                     if !info
@@ -88,17 +98,17 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                         .iter()
                         .any(|app| app == framework.name || app == framework.factory) =>
                 {
-                    Some(format!(
+                    Some(NotRun::Failed(format!(
                         "the scenario has no app for {} (apps.{})",
                         framework.name, framework.factory
-                    ))
+                    )))
                 }
                 _ => None,
             };
             rows.push(Row {
                 framework,
                 scenario,
-                unrunnable,
+                not_run,
             });
         }
     }

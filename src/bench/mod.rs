@@ -29,11 +29,16 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let scenarios = runtime.block_on(matrix::load(refs));
     let rows = matrix::rows(&frameworks, &scenarios);
     let width = frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    let mut failed = 0;
+    let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.name;
-        let outcome = match &row.unrunnable {
-            Some(reason) => Err(reason.clone()),
+        let outcome = match &row.not_run {
+            Some(matrix::NotRun::Skipped(reason)) => {
+                skipped += 1;
+                println!("skip    {name:<8} {:<width$}  {reason}", row.framework.name);
+                continue;
+            }
+            Some(matrix::NotRun::Failed(reason)) => Err(reason.clone()),
             None => runtime.block_on(validate_row(row)),
         };
         match outcome {
@@ -48,9 +53,10 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
             }
         }
     }
-    println!("fwbench check: {} passed, {failed} failed", rows.len() - failed);
+    let passed = rows.len() - failed - skipped;
+    println!("fwbench check: {passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
-        bail!("{failed} of {} rows failed validation", rows.len());
+        bail!("{failed} of {} rows failed validation", rows.len() - skipped);
     }
     Ok(())
 }

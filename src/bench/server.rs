@@ -198,20 +198,6 @@ pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
     }
 }
 
-/// Pins the calling thread (and threads it spawns later) to `cpus`.
-pub fn pin_current_thread(cpus: &[usize]) -> anyhow::Result<()> {
-    if cpus.is_empty() {
-        return Ok(());
-    }
-    let set = cpu_set(cpus);
-    // SAFETY: a valid cpu_set_t for the calling thread (pid 0).
-    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if result != 0 {
-        return Err(std::io::Error::last_os_error()).with_context(|| format!("cannot pin to CPUs {cpus:?}"));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

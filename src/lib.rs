@@ -1,0 +1,27 @@
+/*!
+fwbench: host JavaScript web frameworks in embedded, sandboxed JS runtimes,
+serve them through hyper, and load-test them beside native Rust servers
+under identical conditions.
+
+Layout (see DESIGN.md):
+- [`engine`]: the embedded JS host (deno_core on QuickJS-ng), its Web
+  globals, module loader, sandbox and limits;
+- [`adapter`]: the hyper server and its bridge into JS;
+- [`native`]: native Rust rows (hyper, axum);
+- [`scenario`]: scenario modules (request, expectations, apps);
+- [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
+- [`report`]: the results model, its writers and `compare`;
+- [`serve`], [`jstest`]: the `serve` and `test` commands;
+- [`cli`]: the command line (clap).
+*/
+#![warn(missing_docs)]
+
+pub mod adapter;
+pub mod bench;
+pub mod cli;
+pub mod engine;
+pub mod jstest;
+pub mod native;
+pub mod report;
+pub mod scenario;
+pub mod serve;

@@ -1,0 +1,417 @@
+/*!
+`fwbench compare A.json B.json`: how run B differs from run A.
+
+Per framework × scenario present in both, the ratio B/A of the median
+req/s, marked `*` where the two rows' ranges [min, max] over rounds do not
+overlap (the change is larger than either run's own round-to-round spread).
+Rows present in only one report are listed, and so is every difference in
+fwbench or engine version, framework and dependency versions, machine,
+pinning and options, because figures from different set-ups are not the
+same experiment (DESIGN.md: results never silently mix engines or
+versions).
+
+With `--fail-below PCT` it is a CI gate: the run exits 1 when a row got
+slower than `1 - PCT/100` of A with non-overlapping ranges, or was ok in A
+and failed in B.
+*/
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::format;
+use super::json::load_json;
+use super::model::BenchReport;
+use super::summary::{RowSummary, Summary};
+use super::table::{Align, Table};
+
+/// `fwbench compare A.json B.json [--fail-below PCT]`
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// The baseline report, written by `fwbench bench --json A.json`.
+    #[arg(value_name = "A.json")]
+    pub a: PathBuf,
+    /// The report to compare with the baseline.
+    #[arg(value_name = "B.json")]
+    pub b: PathBuf,
+    /// Exit with status 1 when a row of B is more than PCT percent slower
+    /// than in A and the rounds' ranges do not overlap, or when a row that
+    /// was ok in A failed in B (for CI).
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_below: Option<f64>,
+}
+
+/// Parses a percentage such as `5` or `5%` (0 to 100).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<f64>() {
+        Ok(value) if (0.0..=100.0).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "invalid percentage '{text}': expected a number from 0 to 100, e.g. 5 or 5%"
+        )),
+    }
+}
+
+/// What `fwbench compare` concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOutcome {
+    /// No gate was asked for, or no row crossed it.
+    Passed,
+    /// This many rows crossed the `--fail-below` gate.
+    Regressed {
+        /// Rows slower beyond the threshold, or newly failed.
+        rows: usize,
+    },
+}
+
+/// Loads both reports of `args`, writes the comparison to `out` and applies
+/// the `--fail-below` gate. Errors name the file that could not be loaded.
+pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOutcome> {
+    let a = load_json(&args.a)?;
+    let b = load_json(&args.b)?;
+    let comparison = Comparison::of(&a, &b);
+    write(&comparison, Some((&args.a, &args.b)), out).context("writing the comparison")?;
+    let Some(threshold) = args.fail_below else {
+        return Ok(CompareOutcome::Passed);
+    };
+    let regressed = comparison.regressions(threshold);
+    if regressed.is_empty() {
+        writeln!(out, "\nNo row regressed by more than {threshold}%.")?;
+        return Ok(CompareOutcome::Passed);
+    }
+    writeln!(out, "\nRegressed by more than {threshold}% (or newly failed):")?;
+    for row in &regressed {
+        writeln!(out, "  {} × {}", row.framework, row.scenario)?;
+    }
+    Ok(CompareOutcome::Regressed {
+        rows: regressed.len(),
+    })
+}
+
+/// Writes the comparison of `b` against the baseline `a` to `out`.
+pub fn compare(a: &BenchReport, b: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
+    write(&Comparison::of(a, b), None, out)
+}
+
+/// One framework × scenario in both reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowComparison {
+    /// Framework name.
+    pub framework: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// The row's summary in A.
+    pub a: RowSummary,
+    /// The row's summary in B.
+    pub b: RowSummary,
+    /// Median req/s of B divided by that of A; `None` when either is failed
+    /// or without rounds.
+    pub ratio: Option<f64>,
+    /// Whether the rounds' [min, max] ranges of A and B do not overlap.
+    pub separated: bool,
+}
+
+/// Everything `compare` reports, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// A's run: fwbench version, engine, start time.
+    pub about_a: String,
+    /// B's run, likewise.
+    pub about_b: String,
+    /// Each run's own warnings, prefixed `A: ` or `B: `.
+    pub warnings: Vec<String>,
+    /// Differences in versions, machine, pinning and options, one per line.
+    pub differences: Vec<String>,
+    /// Rows present in both reports, scenario by scenario.
+    pub rows: Vec<RowComparison>,
+    /// `framework × scenario` of rows only A has.
+    pub only_in_a: Vec<String>,
+    /// `framework × scenario` of rows only B has.
+    pub only_in_b: Vec<String>,
+}
+
+impl Comparison {
+    /// Compares `b` with the baseline `a`.
+    pub fn of(a: &BenchReport, b: &BenchReport) -> Comparison {
+        let (sa, sb) = (Summary::of(a), Summary::of(b));
+        let scenarios = union(&sa.scenarios, &sb.scenarios);
+        let frameworks = union(&sa.frameworks, &sb.frameworks);
+        let mut rows = Vec::new();
+        let (mut only_in_a, mut only_in_b) = (Vec::new(), Vec::new());
+        for scenario in &scenarios {
+            for framework in &frameworks {
+                let name = format!("{framework} × {scenario}");
+                match (sa.row(framework, scenario), sb.row(framework, scenario)) {
+                    (Some(ra), Some(rb)) => rows.push(row_comparison(ra, rb)),
+                    (Some(_), None) => only_in_a.push(name),
+                    (None, Some(_)) => only_in_b.push(name),
+                    (None, None) => {}
+                }
+            }
+        }
+        Comparison {
+            about_a: about(a),
+            about_b: about(b),
+            warnings: (a.warnings.iter().map(|w| format!("A: {w}")))
+                .chain(b.warnings.iter().map(|w| format!("B: {w}")))
+                .collect(),
+            differences: differences(a, b),
+            rows,
+            only_in_a,
+            only_in_b,
+        }
+    }
+
+    /// Rows slower in B than `1 - threshold_pct/100` of A with separated
+    /// ranges, and rows ok (with rounds) in A but failed in B.
+    pub fn regressions(&self, threshold_pct: f64) -> Vec<&RowComparison> {
+        let floor = 1.0 - threshold_pct / 100.0;
+        self.rows
+            .iter()
+            .filter(|row| {
+                let slower = row.ratio.is_some_and(|r| r < floor) && row.separated;
+                let newly_failed = row.a.comparable_rps().is_some() && row.b.failure.is_some();
+                slower || newly_failed
+            })
+            .collect()
+    }
+}
+
+fn row_comparison(a: &RowSummary, b: &RowSummary) -> RowComparison {
+    let ratio = match (a.comparable_rps(), b.comparable_rps()) {
+        (Some(ra), Some(rb)) if ra > 0.0 => Some(rb / ra),
+        _ => None,
+    };
+    let separated = match (
+        a.failure.is_none().then_some(a.rps_ok),
+        b.failure.is_none().then_some(b.rps_ok),
+    ) {
+        (Some(Some(sa)), Some(Some(sb))) => !sa.overlaps(&sb),
+        _ => false,
+    };
+    RowComparison {
+        framework: a.framework.clone(),
+        scenario: a.scenario.clone(),
+        a: a.clone(),
+        b: b.clone(),
+        ratio,
+        separated,
+    }
+}
+
+/// `first`'s names, then `second`'s that `first` lacks.
+fn union(first: &[String], second: &[String]) -> Vec<String> {
+    let mut names = first.to_vec();
+    for name in second {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+fn about(report: &BenchReport) -> String {
+    let mut parts = vec![
+        format!("fwbench {}", report.tool.fwbench_version),
+        format!("engine {}", report.tool.engine),
+    ];
+    if !report.machine.cpu_model.is_empty() {
+        parts.push(report.machine.cpu_model.clone());
+    }
+    parts.push(format!("started {}", report.started_at));
+    parts.join(", ")
+}
+
+/// Every difference in set-up between the two runs, one line each.
+fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut differ = |what: &str, va: String, vb: String| {
+        let shown = |v: String| if v.is_empty() { "(unknown)".to_owned() } else { v };
+        if va != vb {
+            lines.push(format!("{what}: A {}, B {}", shown(va), shown(vb)));
+        }
+    };
+    differ(
+        "fwbench",
+        a.tool.fwbench_version.clone(),
+        b.tool.fwbench_version.clone(),
+    );
+    differ("engine", a.tool.engine.clone(), b.tool.engine.clone());
+    for (label, ma, mb) in [
+        (
+            "framework",
+            &a.tool.framework_versions,
+            &b.tool.framework_versions,
+        ),
+        (
+            "dependency",
+            &a.tool.dependency_versions,
+            &b.tool.dependency_versions,
+        ),
+    ] {
+        for name in union(
+            &ma.keys().cloned().collect::<Vec<_>>(),
+            &mb.keys().cloned().collect::<Vec<_>>(),
+        ) {
+            let version = |m: &std::collections::BTreeMap<String, String>| {
+                m.get(&name).cloned().unwrap_or_else(|| "(absent)".to_owned())
+            };
+            differ(&format!("{label} {name}"), version(ma), version(mb));
+        }
+    }
+    differ("CPU", a.machine.cpu_model.clone(), b.machine.cpu_model.clone());
+    differ(
+        "logical CPUs",
+        a.machine.logical_cpus.to_string(),
+        b.machine.logical_cpus.to_string(),
+    );
+    differ("kernel", a.machine.kernel.clone(), b.machine.kernel.clone());
+    differ("OS", a.machine.os.clone(), b.machine.os.clone());
+    differ(
+        "server CPUs",
+        format::cpus(&a.pinning.server_cpus),
+        format::cpus(&b.pinning.server_cpus),
+    );
+    differ(
+        "load CPUs",
+        format::cpus(&a.pinning.load_cpus),
+        format::cpus(&b.pinning.load_cpus),
+    );
+    let applied = |applied: bool| if applied { "applied" } else { "not applied" }.to_owned();
+    differ("pinning", applied(a.pinning.applied), applied(b.pinning.applied));
+    match (a.options.as_object(), b.options.as_object()) {
+        (Some(oa), Some(ob)) => {
+            let keys = union(
+                &oa.keys().cloned().collect::<Vec<_>>(),
+                &ob.keys().cloned().collect::<Vec<_>>(),
+            );
+            for key in keys {
+                let value = |o: &serde_json::Map<String, serde_json::Value>| {
+                    o.get(&key).map_or("(absent)".to_owned(), |v| v.to_string())
+                };
+                differ(&format!("option {key}"), value(oa), value(ob));
+            }
+        }
+        _ => differ("options", a.options.to_string(), b.options.to_string()),
+    }
+    lines
+}
+
+/// Renders a comparison; `paths` names the two files when known.
+fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn Write) -> io::Result<()> {
+    let (name_a, name_b) = match paths {
+        Some((pa, pb)) => (
+            format!("A = {}: ", pa.display()),
+            format!("B = {}: ", pb.display()),
+        ),
+        None => ("A: ".to_owned(), "B: ".to_owned()),
+    };
+    writeln!(out, "{name_a}{}", comparison.about_a)?;
+    writeln!(out, "{name_b}{}", comparison.about_b)?;
+    for warning in &comparison.warnings {
+        writeln!(out, "WARNING {warning}")?;
+    }
+    writeln!(out)?;
+    if comparison.differences.is_empty() {
+        writeln!(
+            out,
+            "Same fwbench, engine, versions, machine, pinning and options in both runs."
+        )?;
+    } else {
+        writeln!(
+            out,
+            "The runs differ in set-up; the ratios below mix these changes with any in the code:"
+        )?;
+        for line in &comparison.differences {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "B/A of median req/s per row; * = the rounds' [min–max] ranges do not overlap"
+    )?;
+    let mut table = Table::new(&[
+        ("scenario", Align::Left),
+        ("framework", Align::Left),
+        ("A req/s", Align::Right),
+        ("A [min–max]", Align::Right),
+        ("B req/s", Align::Right),
+        ("B [min–max]", Align::Right),
+        ("B/A", Align::Right),
+        ("", Align::Left),
+    ]);
+    for row in &comparison.rows {
+        let (a_median, a_range) = figures(&row.a);
+        let (b_median, b_range) = figures(&row.b);
+        table.push(vec![
+            row.scenario.clone(),
+            row.framework.clone(),
+            a_median,
+            a_range,
+            b_median,
+            b_range,
+            row.ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
+            note(row).to_owned(),
+        ]);
+    }
+    table.write_text("  ", out)?;
+    let single = comparison
+        .rows
+        .iter()
+        .any(|r| r.ratio.is_some() && (r.a.rounds < 2 || r.b.rounds < 2));
+    if single {
+        writeln!(
+            out,
+            "  (rows with a single round have no range, so their * says little: use --rounds 3 or more)"
+        )?;
+    }
+    for (label, names) in [("A", &comparison.only_in_a), ("B", &comparison.only_in_b)] {
+        if !names.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "Only in {label}: {}", names.join(", "))?;
+        }
+    }
+    Ok(())
+}
+
+/// The last column: `*` for separated ranges, or which run failed.
+fn note(row: &RowComparison) -> &'static str {
+    match (row.a.failure.is_some(), row.b.failure.is_some()) {
+        (true, true) => "failed in both",
+        (true, false) => "failed in A",
+        (false, true) => "failed in B",
+        (false, false) if row.separated => "*",
+        (false, false) => "",
+    }
+}
+
+/// A row's median and range cells, or FAILED / no rounds.
+fn figures(row: &RowSummary) -> (String, String) {
+    match (&row.failure, row.rps_ok) {
+        (Some(_), _) => ("FAILED".to_owned(), "-".to_owned()),
+        (None, None) => ("no rounds".to_owned(), "-".to_owned()),
+        (None, Some(s)) => (format::rps(s.median), format::rps_range(s.min, s.max)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_parse_with_or_without_sign() {
+        assert_eq!(parse_percent("5"), Ok(5.0));
+        assert_eq!(parse_percent("2.5%"), Ok(2.5));
+        assert!(parse_percent("-1").is_err());
+        assert!(parse_percent("five").unwrap_err().contains("e.g. 5"));
+    }
+
+    #[test]
+    fn union_keeps_first_order() {
+        let a = vec!["x".to_owned(), "y".to_owned()];
+        let b = vec!["z".to_owned(), "x".to_owned()];
+        assert_eq!(union(&a, &b), ["x", "y", "z"]);
+    }
+}

@@ -1,0 +1,108 @@
+//! Number and text formatting shared by the writers, so the terminal table,
+//! the markdown and `compare` print a figure the same way.
+
+/// Requests per second: whole numbers, as in the reference table (its
+/// cells wobble by hundreds, so decimals would be noise).
+pub fn rps(value: f64) -> String {
+    format!("{value:.0}")
+}
+
+/// A `[min–max]` throughput range.
+pub fn rps_range(min: f64, max: f64) -> String {
+    format!("[{}–{}]", rps(min), rps(max))
+}
+
+/// A latency in µs shown in milliseconds with about three significant
+/// digits: loopback medians run from tens of µs (native rows) to tens of ms
+/// (a saturated JS row), and a fixed two decimals would show the native
+/// rows as `0.04`.
+pub fn ms(us: f64) -> String {
+    let ms = us / 1000.0;
+    if ms < 1.0 {
+        format!("{ms:.3}")
+    } else if ms < 10.0 {
+        format!("{ms:.2}")
+    } else if ms < 100.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.0}")
+    }
+}
+
+/// A ratio such as `0.42x`.
+pub fn ratio(value: f64) -> String {
+    format!("{value:.2}x")
+}
+
+/// A signed whole percentage such as `-7%` or `+3%`; never `-0%`.
+pub fn percent(value: f64) -> String {
+    let rounded = value.round();
+    // `-0.4` rounds to `-0`, which would print as "-0%".
+    let rounded = if rounded == 0.0 { 0.0 } else { rounded };
+    format!("{rounded:+}%")
+}
+
+/// A duration in seconds as `4m 12s`, `12.5s` or `0.8s`.
+pub fn wall_time(seconds: f64) -> String {
+    if seconds >= 60.0 {
+        let whole = seconds.round() as u64;
+        format!("{}m {:02}s", whole / 60, whole % 60)
+    } else {
+        format!("{seconds:.1}s")
+    }
+}
+
+/// CPU ids as `0, 2-3`, or `none`.
+pub fn cpus(ids: &[usize]) -> String {
+    if ids.is_empty() {
+        return "none".to_owned();
+    }
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts = Vec::new();
+    let mut start = sorted[0];
+    let mut end = start;
+    for &id in &sorted[1..] {
+        if id == end + 1 {
+            end = id;
+        } else {
+            parts.push(span(start, end));
+            start = id;
+            end = id;
+        }
+    }
+    parts.push(span(start, end));
+    parts.join(", ")
+}
+
+fn span(start: usize, end: usize) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start}-{end}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures() {
+        assert_eq!(rps(10307.6), "10308");
+        assert_eq!(rps_range(9.4, 12.6), "[9–13]");
+        assert_eq!(ms(41.0), "0.041");
+        assert_eq!(ms(2160.0), "2.16");
+        assert_eq!(ms(21_640.0), "21.6");
+        assert_eq!(ms(216_400.0), "216");
+        assert_eq!(ratio(0.4249), "0.42x");
+        assert_eq!(percent(-47.98), "-48%");
+        assert_eq!(percent(-0.4), "+0%");
+        assert_eq!(percent(3.2), "+3%");
+        assert_eq!(wall_time(252.4), "4m 12s");
+        assert_eq!(wall_time(12.46), "12.5s");
+        assert_eq!(cpus(&[3, 0, 1, 2, 5]), "0-3, 5");
+        assert_eq!(cpus(&[]), "none");
+    }
+}

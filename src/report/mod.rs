@@ -1,0 +1,54 @@
+/*!
+Benchmark results: the data model a bench run fills, the writers that
+present it, and `fwbench compare`.
+
+# Layout
+
+- `model.rs`: [`BenchReport`] and its parts; what the orchestrator fills,
+  round by round, and what `--json` writes. Measured figures only.
+- `summary.rs`: [`Summary`], every derived figure (medians over rounds,
+  ranks, ratio to hyper, `mw vs hello`), computed, never stored.
+- `tables.rs`: the terminal table and `--markdown` (same content).
+- `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
+- `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).
+- `table.rs`, `format.rs`: column layout and number formatting shared by
+  the writers.
+
+Every writer takes the report and an injected `&mut dyn Write` (oha's
+printer idea), so tests capture the output and the CLI picks the file.
+A failed row, or one without rounds, never breaks a writer: it is shown as
+FAILED (or "no rounds") with its reason.
+
+# Use from the orchestrator
+
+```
+use fwbench::report::{self, BenchReport, Percentiles, Round, RowKind};
+# let (tool, machine, pinning) = Default::default();
+let mut run = BenchReport::new(tool, machine, pinning, serde_json::json!({}), "2026-09-30T10:00:00Z");
+let latency = Percentiles { p50: 210, p99: 540, ..Percentiles::default() };
+run.row_mut("hyper", "hello", RowKind::Native).push_round(Round::new(5.0, 225_000, 225_000, latency));
+run.wall_time_s = 7.2;
+report::write_terminal(&run, &mut std::io::stdout())?;
+# Ok::<(), std::io::Error>(())
+```
+*/
+
+pub mod compare;
+mod csv;
+mod format;
+mod json;
+pub mod model;
+pub mod summary;
+mod svg;
+mod table;
+mod tables;
+
+pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
+pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
+pub use json::{load_json, parse_json, write_json, LoadError};
+pub use model::{
+    BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo, SCHEMA_VERSION,
+};
+pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
+pub use svg::write_svg;
+pub use tables::{write_markdown, write_terminal};

@@ -1,0 +1,418 @@
+/*!
+The results of one `fwbench bench` run, as the orchestrator fills them and
+as `--json` writes them.
+
+Everything here is *measured or given*; nothing is derived. Medians, ranks,
+ratios to hyper and `mw vs hello` are computed from these figures by
+[`crate::report::summary`], so a figure is never stored twice and cannot
+disagree with itself.
+
+Filling a report round by round:
+
+```
+use fwbench::report::{BenchReport, Percentiles, Round, RowKind};
+# let (tool, machine, pinning) = Default::default();
+let mut report = BenchReport::new(tool, machine, pinning, serde_json::json!({"rounds": 3}), "2026-09-30T10:00:00Z");
+let latency = Percentiles { mean: 95.0, stdev: 12.0, p50: 90, p90: 120, p99: 180, p999: 400, p9999: 900, max: 1500 };
+// One round of one row: 5 s, 51 000 requests, 50 990 valid 2xx answers.
+let round = Round { errors: 10, ..Round::new(5.0, 51_000, 50_990, latency) };
+report.row_mut("s200", "hello", RowKind::Js).push_round(round);
+// A row whose server crashed:
+report.row_mut("express", "mw", RowKind::Js).fail("server exited with status 1", Some("TypeError: ...".into()));
+report.wall_time_s = 12.5;
+# assert_eq!(report.rows.len(), 2);
+```
+*/
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The version of this JSON layout. Bump it when a field changes meaning or
+/// is removed; `fwbench compare` refuses reports of another version rather
+/// than comparing figures that mean different things.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One benchmark run: who measured, on what, with which options, and every
+/// row's rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// Layout version of this report ([`SCHEMA_VERSION`] when written).
+    pub schema_version: u32,
+    /// fwbench, its JS engine and the versions of everything measured.
+    pub tool: ToolInfo,
+    /// The machine the run happened on.
+    pub machine: MachineInfo,
+    /// Which CPUs the servers and the load generator were pinned to.
+    pub pinning: Pinning,
+    /// The exact options of the run (the validated bench plan, serialized),
+    /// so a run can be repeated and two runs' settings compared.
+    pub options: serde_json::Value,
+    /// When the run started, RFC 3339 (e.g. `2026-09-30T10:00:00Z`).
+    pub started_at: String,
+    /// Wall-clock time of the whole run in seconds, warm-up and validation
+    /// included.
+    pub wall_time_s: f64,
+    /// Scenario names in the order they were run and are reported.
+    pub scenarios: Vec<String>,
+    /// Framework names (JS and native) in the order they are reported.
+    pub frameworks: Vec<String>,
+    /// One entry per framework × scenario that was attempted.
+    pub rows: Vec<Row>,
+    /// Run-level warnings the writers print above the tables, e.g. "stopped
+    /// by Ctrl-C after round 2 of 3" or "the load generator used 98% of its
+    /// CPU: figures may be client-bound".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The measuring tool and the versions of what it measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// fwbench's own version (`CARGO_PKG_VERSION`).
+    pub fwbench_version: String,
+    /// The JS engine that ran the JS rows, e.g. `quickjs` or `v8 13.0`.
+    pub engine: String,
+    /// Bundled framework name → version (s200, hono, express, ...).
+    pub framework_versions: BTreeMap<String, String>,
+    /// Other components that shape the figures → version (deno_core, hyper,
+    /// axum, ...).
+    pub dependency_versions: BTreeMap<String, String>,
+}
+
+/// The machine a run happened on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// CPU model name, e.g. `AMD Ryzen 7 8745HS`.
+    pub cpu_model: String,
+    /// Logical CPUs the OS reports.
+    pub logical_cpus: usize,
+    /// Kernel name and release, e.g. `Linux 6.14.0`.
+    pub kernel: String,
+    /// Operating system or distribution, e.g. `Fedora 42`.
+    pub os: String,
+}
+
+/// CPU pinning of the run: servers on one set, the load generator on the
+/// other, so the two never compete for a core.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pinning {
+    /// Logical CPU ids the server processes were pinned to.
+    pub server_cpus: Vec<usize>,
+    /// Logical CPU ids the load generator was pinned to.
+    pub load_cpus: Vec<usize>,
+    /// Whether the pinning actually took effect (it can fail, e.g. in a
+    /// container that forbids `sched_setaffinity`).
+    pub applied: bool,
+    /// Why pinning was not applied, or anything else worth knowing about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What kind of server a row measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowKind {
+    /// A JS framework hosted in the embedded engine.
+    Js,
+    /// A native Rust server (hyper, axum).
+    Native,
+}
+
+/// Whether a row produced figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum RowStatus {
+    /// The row was measured (its rounds may still have counted errors).
+    Ok,
+    /// The row could not be measured, or stopped being measurable: its
+    /// server did not start, failed validation or crashed. Rounds finished
+    /// before the failure are kept in [`Row::rounds`].
+    Failed {
+        /// What went wrong, in one line, e.g. `validation: expected status
+        /// 200, got 500`.
+        reason: String,
+        /// The last lines the server process wrote to stderr, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stderr_tail: Option<String>,
+    },
+}
+
+/// One framework × scenario: its status and its rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Framework name as listed in [`BenchReport::frameworks`].
+    pub framework: String,
+    /// Scenario name as listed in [`BenchReport::scenarios`].
+    pub scenario: String,
+    /// JS or native.
+    pub kind: RowKind,
+    /// Ok, or failed with the reason.
+    pub status: RowStatus,
+    /// Measured rounds in the order they ran (rounds of different rows
+    /// interleave, so each is measured under the same conditions).
+    pub rounds: Vec<Round>,
+    /// Path of the HDR percentile-distribution file written for this row,
+    /// if one was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hdr_file: Option<String>,
+}
+
+/// One timed round of one row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// 0-based position of this round within its row.
+    pub index: usize,
+    /// Measured duration of the round in seconds.
+    pub duration_s: f64,
+    /// Requests completed or failed during the round.
+    pub requests: u64,
+    /// Requests answered 2xx whose response passed the scenario's
+    /// validation.
+    pub successes: u64,
+    /// `successes / duration_s`: the throughput figure reported everywhere.
+    pub rps_ok: f64,
+    /// `requests / duration_s`, whatever the outcome.
+    pub rps_all: f64,
+    /// Latency distribution of the round's requests, microseconds.
+    pub latency_us: Percentiles,
+    /// Transport errors: connect, read, write, timeouts, malformed
+    /// responses.
+    pub errors: u64,
+    /// Responses whose status was not 2xx.
+    pub non_2xx: u64,
+    /// 2xx responses that failed the scenario's validation (body, headers).
+    pub mismatches: u64,
+}
+
+/// A latency distribution in microseconds (from an HDR histogram).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Standard deviation.
+    pub stdev: f64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// 99.99th percentile.
+    pub p9999: u64,
+    /// Largest value recorded.
+    pub max: u64,
+}
+
+impl BenchReport {
+    /// An empty report of the current [`SCHEMA_VERSION`], ready to be filled
+    /// row by row; `wall_time_s` starts at 0.
+    pub fn new(
+        tool: ToolInfo,
+        machine: MachineInfo,
+        pinning: Pinning,
+        options: serde_json::Value,
+        started_at: impl Into<String>,
+    ) -> BenchReport {
+        BenchReport {
+            schema_version: SCHEMA_VERSION,
+            tool,
+            machine,
+            pinning,
+            options,
+            started_at: started_at.into(),
+            wall_time_s: 0.0,
+            scenarios: Vec::new(),
+            frameworks: Vec::new(),
+            rows: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The row of `framework` × `scenario`, created (status ok, no rounds)
+    /// if it does not exist yet. A new framework or scenario name is also
+    /// appended to [`BenchReport::frameworks`] / [`BenchReport::scenarios`],
+    /// so the order of first use is the order of the report.
+    pub fn row_mut(&mut self, framework: &str, scenario: &str, kind: RowKind) -> &mut Row {
+        if !self.frameworks.iter().any(|f| f == framework) {
+            self.frameworks.push(framework.to_owned());
+        }
+        if !self.scenarios.iter().any(|s| s == scenario) {
+            self.scenarios.push(scenario.to_owned());
+        }
+        let position = self
+            .rows
+            .iter()
+            .position(|row| row.framework == framework && row.scenario == scenario);
+        let index = match position {
+            Some(index) => index,
+            None => {
+                self.rows.push(Row::new(framework, scenario, kind));
+                self.rows.len() - 1
+            }
+        };
+        &mut self.rows[index]
+    }
+
+    /// The row of `framework` × `scenario`, if any.
+    pub fn row(&self, framework: &str, scenario: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|row| row.framework == framework && row.scenario == scenario)
+    }
+}
+
+impl Row {
+    /// A row with status ok and no rounds yet.
+    pub fn new(framework: impl Into<String>, scenario: impl Into<String>, kind: RowKind) -> Row {
+        Row {
+            framework: framework.into(),
+            scenario: scenario.into(),
+            kind,
+            status: RowStatus::Ok,
+            rounds: Vec::new(),
+            hdr_file: None,
+        }
+    }
+
+    /// Appends a round, numbering it (its `index` becomes its position), and
+    /// returns it as stored.
+    pub fn push_round(&mut self, mut round: Round) -> &Round {
+        let index = self.rounds.len();
+        round.index = index;
+        self.rounds.push(round);
+        &self.rounds[index]
+    }
+
+    /// Marks the row failed. Rounds already measured are kept; the row is
+    /// left out of ranks and ratios either way.
+    pub fn fail(&mut self, reason: impl Into<String>, stderr_tail: Option<String>) {
+        self.status = RowStatus::Failed {
+            reason: reason.into(),
+            stderr_tail,
+        };
+    }
+
+    /// Whether the row's status is ok.
+    pub fn is_ok(&self) -> bool {
+        matches!(self.status, RowStatus::Ok)
+    }
+
+    /// The failure reason, if the row failed.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.status {
+            RowStatus::Ok => None,
+            RowStatus::Failed { reason, .. } => Some(reason),
+        }
+    }
+}
+
+impl Round {
+    /// A round from its raw counts: computes `rps_ok` and `rps_all` (both 0
+    /// when `duration_s` is not positive, so a report never holds an
+    /// infinity or NaN, which JSON cannot carry), with zero error counts and
+    /// index 0 ([`Row::push_round`] numbers it). Set the error counts with
+    /// struct update syntax:
+    /// `Round { errors: 3, ..Round::new(5.0, 1000, 997, latency) }`.
+    pub fn new(duration_s: f64, requests: u64, successes: u64, latency_us: Percentiles) -> Round {
+        let rate = |count: u64| {
+            if duration_s > 0.0 && duration_s.is_finite() {
+                count as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        Round {
+            index: 0,
+            duration_s,
+            requests,
+            successes,
+            rps_ok: rate(successes),
+            rps_all: rate(requests),
+            latency_us,
+            errors: 0,
+            non_2xx: 0,
+            mismatches: 0,
+        }
+    }
+
+    /// Requests that did not succeed: transport errors, non-2xx answers and
+    /// validation mismatches.
+    pub fn failures(&self) -> u64 {
+        self.errors + self.non_2xx + self.mismatches
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> BenchReport {
+        BenchReport::new(
+            ToolInfo::default(),
+            MachineInfo::default(),
+            Pinning::default(),
+            serde_json::Value::Null,
+            "2026-09-30T10:00:00Z",
+        )
+    }
+
+    #[test]
+    fn row_mut_creates_once_and_records_names_in_order() {
+        let mut report = empty();
+        report.row_mut("s200", "mw", RowKind::Js);
+        report.row_mut("hyper", "hello", RowKind::Native);
+        report.row_mut("s200", "hello", RowKind::Js);
+        report.row_mut("s200", "mw", RowKind::Js);
+        assert_eq!(report.rows.len(), 3);
+        assert_eq!(report.frameworks, ["s200", "hyper"]);
+        assert_eq!(report.scenarios, ["mw", "hello"]);
+        assert!(report.row("hyper", "hello").is_some());
+        assert!(report.row("hyper", "mw").is_none());
+    }
+
+    #[test]
+    fn push_round_numbers_rounds() {
+        let mut row = Row::new("s200", "hello", RowKind::Js);
+        row.push_round(Round::new(2.0, 100, 90, Percentiles::default()));
+        let second = row.push_round(Round::new(2.0, 100, 90, Percentiles::default()));
+        assert_eq!(second.index, 1);
+        assert_eq!(row.rounds[0].index, 0);
+    }
+
+    #[test]
+    fn round_rates_never_divide_by_zero() {
+        let round = Round::new(2.0, 100, 90, Percentiles::default());
+        assert_eq!((round.rps_ok, round.rps_all), (45.0, 50.0));
+        let zero = Round::new(0.0, 100, 90, Percentiles::default());
+        assert_eq!((zero.rps_ok, zero.rps_all), (0.0, 0.0));
+    }
+
+    #[test]
+    fn fail_keeps_rounds() {
+        let mut row = Row::new("express", "mw", RowKind::Js);
+        row.push_round(Round::new(1.0, 10, 10, Percentiles::default()));
+        row.fail("server crashed", None);
+        assert_eq!(row.failure(), Some("server crashed"));
+        assert_eq!(row.rounds.len(), 1);
+        assert!(!row.is_ok());
+    }
+
+    #[test]
+    fn status_serializes_with_a_state_tag() {
+        let failed = RowStatus::Failed {
+            reason: "boom".into(),
+            stderr_tail: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&failed).ok().as_deref(),
+            Some(r#"{"state":"failed","reason":"boom"}"#)
+        );
+        assert_eq!(
+            serde_json::to_string(&RowStatus::Ok).ok().as_deref(),
+            Some(r#"{"state":"ok"}"#)
+        );
+    }
+}

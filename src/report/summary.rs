@@ -1,0 +1,487 @@
+/*!
+Figures derived from a [`BenchReport`]: medians over rounds, ranks, the
+ratio to the native hyper row, and each framework's `mw vs hello`.
+
+They are computed on demand ([`Summary::of`]) and never stored in the
+report itself, so they cannot drift from the rounds they come from. The
+JSON writer adds them beside the report for readers who do not want to
+recompute them.
+
+Rules (the same in every writer):
+- Throughput is `rps_ok` (valid 2xx answers per second); a row's figure is
+  the median over its rounds, with the min and max beside it. Medians, not
+  means: the reference's single cells wobble up to ±10 % run to run, and a
+  median of interleaved rounds shrugs off one disturbed round.
+- A failed row, or one with no rounds, gets no rank, no ratio and no
+  `mw vs hello`; it is listed after the ranked rows.
+- Ranks are per scenario, by median throughput, highest first; equal
+  medians share a rank (1, 2, 2, 4).
+- The ratio to hyper divides the row's median by the median of the native
+  `hyper` row of the same scenario.
+- `mw vs hello` is `(mw - hello) / hello` in percent, from the two medians
+  of the same framework (the reference's last column).
+*/
+
+use serde::Serialize;
+
+use super::model::{BenchReport, Row, RowKind};
+
+/// The native row every other row is divided by.
+pub const BASELINE: &str = "hyper";
+/// The middleware-free scenario of the `mw vs hello` column.
+pub const HELLO: &str = "hello";
+/// The five-link middleware scenario of the `mw vs hello` column.
+pub const MW: &str = "mw";
+
+/// Median, min and max of a set of values (one per round).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Median; for an even count, the mean of the two middle values.
+    pub median: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values`, or `None` when there are none.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Some(Spread {
+            median: median_of_sorted(&sorted)?,
+            min: *sorted.first()?,
+            max: *sorted.last()?,
+        })
+    }
+
+    /// Whether the ranges [min, max] of the two spreads share any value.
+    pub fn overlaps(&self, other: &Spread) -> bool {
+        self.min <= other.max && other.min <= self.max
+    }
+}
+
+/// The median of `values`: the middle one, or the mean of the two middle
+/// ones for an even count; `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median_of_sorted(&sorted)
+}
+
+fn median_of_sorted(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        None
+    } else if n % 2 == 1 {
+        Some(sorted[n / 2])
+    } else {
+        Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0)
+    }
+}
+
+/// Derived figures of one row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowSummary {
+    /// Framework name.
+    pub framework: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// JS or native.
+    pub kind: RowKind,
+    /// The failure reason, if the row failed.
+    pub failure: Option<String>,
+    /// Number of rounds measured.
+    pub rounds: usize,
+    /// Median, min and max of `rps_ok` over the rounds; `None` without
+    /// rounds.
+    pub rps_ok: Option<Spread>,
+    /// Median over the rounds of the round's p50 latency, µs.
+    pub p50_us: Option<f64>,
+    /// Median over the rounds of the round's p99 latency, µs.
+    pub p99_us: Option<f64>,
+    /// Transport errors, summed over the rounds.
+    pub errors: u64,
+    /// Non-2xx answers, summed over the rounds.
+    pub non_2xx: u64,
+    /// Validation mismatches, summed over the rounds.
+    pub mismatches: u64,
+    /// Median throughput divided by that of the native hyper row of the same
+    /// scenario; `None` when either is failed or missing.
+    pub ratio_to_hyper: Option<f64>,
+    /// 1-based rank within the scenario by median throughput; `None` for a
+    /// failed row or one without rounds.
+    pub rank: Option<usize>,
+}
+
+impl RowSummary {
+    /// Summarizes one row (rank and ratio are filled by [`Summary::of`]).
+    fn of(row: &Row) -> RowSummary {
+        let rps: Vec<f64> = row.rounds.iter().map(|r| r.rps_ok).collect();
+        let p50: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p50 as f64).collect();
+        let p99: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p99 as f64).collect();
+        RowSummary {
+            framework: row.framework.clone(),
+            scenario: row.scenario.clone(),
+            kind: row.kind,
+            failure: row.failure().map(str::to_owned),
+            rounds: row.rounds.len(),
+            rps_ok: Spread::of(&rps),
+            p50_us: median(&p50),
+            p99_us: median(&p99),
+            errors: row.rounds.iter().map(|r| r.errors).sum(),
+            non_2xx: row.rounds.iter().map(|r| r.non_2xx).sum(),
+            mismatches: row.rounds.iter().map(|r| r.mismatches).sum(),
+            ratio_to_hyper: None,
+            rank: None,
+        }
+    }
+
+    /// Requests that did not succeed over all rounds: errors, non-2xx and
+    /// mismatches.
+    pub fn failures(&self) -> u64 {
+        self.errors + self.non_2xx + self.mismatches
+    }
+
+    /// The median throughput of a row that takes part in comparisons: ok
+    /// and with at least one round.
+    pub fn comparable_rps(&self) -> Option<f64> {
+        match self.failure {
+            Some(_) => None,
+            None => self.rps_ok.map(|s| s.median),
+        }
+    }
+}
+
+/// Derived figures of one framework across scenarios.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameworkSummary {
+    /// Framework name.
+    pub framework: String,
+    /// JS or native (from its first row).
+    pub kind: RowKind,
+    /// `(mw - hello) / hello` in percent, from the medians; `None` when
+    /// either row is missing, failed or without rounds.
+    pub mw_vs_hello_pct: Option<f64>,
+}
+
+/// Every derived figure of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Scenarios in report order (listed ones first, then any that only
+    /// appear in rows).
+    pub scenarios: Vec<String>,
+    /// Frameworks in report order (same rule).
+    pub frameworks: Vec<String>,
+    /// The largest number of rounds any row has.
+    pub max_rounds: usize,
+    /// One per report row, in the report's row order.
+    pub rows: Vec<RowSummary>,
+    /// One per framework, in framework order.
+    pub by_framework: Vec<FrameworkSummary>,
+}
+
+impl Summary {
+    /// Computes every derived figure of `report`.
+    pub fn of(report: &BenchReport) -> Summary {
+        let scenarios = in_order(&report.scenarios, report.rows.iter().map(|r| &r.scenario));
+        let frameworks = in_order(&report.frameworks, report.rows.iter().map(|r| &r.framework));
+        let mut rows: Vec<RowSummary> = report.rows.iter().map(RowSummary::of).collect();
+
+        for scenario in &scenarios {
+            let baseline = rows
+                .iter()
+                .find(|r| &r.scenario == scenario && r.framework == BASELINE && r.kind == RowKind::Native)
+                .and_then(RowSummary::comparable_rps)
+                .filter(|&rps| rps > 0.0);
+            let figures: Vec<f64> = rows
+                .iter()
+                .filter(|r| &r.scenario == scenario)
+                .filter_map(RowSummary::comparable_rps)
+                .collect();
+            for row in rows.iter_mut().filter(|r| &r.scenario == scenario) {
+                let Some(rps) = row.comparable_rps() else {
+                    continue;
+                };
+                row.rank = Some(1 + figures.iter().filter(|&&other| other > rps).count());
+                row.ratio_to_hyper = baseline.map(|base| rps / base);
+            }
+        }
+
+        let by_framework = frameworks
+            .iter()
+            .map(|framework| {
+                let medians = |scenario: &str| {
+                    rows.iter()
+                        .find(|r| &r.framework == framework && r.scenario == scenario)
+                        .and_then(RowSummary::comparable_rps)
+                };
+                let kind = rows
+                    .iter()
+                    .find(|r| &r.framework == framework)
+                    .map_or(RowKind::Js, |r| r.kind);
+                let mw_vs_hello_pct = match (medians(HELLO), medians(MW)) {
+                    (Some(hello), Some(mw)) if hello > 0.0 => Some((mw - hello) / hello * 100.0),
+                    _ => None,
+                };
+                FrameworkSummary {
+                    framework: framework.clone(),
+                    kind,
+                    mw_vs_hello_pct,
+                }
+            })
+            .collect();
+
+        Summary {
+            max_rounds: rows.iter().map(|r| r.rounds).max().unwrap_or(0),
+            scenarios,
+            frameworks,
+            rows,
+            by_framework,
+        }
+    }
+
+    /// The summary of `framework` × `scenario`, if that row exists.
+    pub fn row(&self, framework: &str, scenario: &str) -> Option<&RowSummary> {
+        self.rows
+            .iter()
+            .find(|r| r.framework == framework && r.scenario == scenario)
+    }
+
+    /// The rows of `scenario`, ranked first (by rank), then the rows without
+    /// a rank (failed or without rounds) in report order.
+    pub fn ranked(&self, scenario: &str) -> Vec<&RowSummary> {
+        let mut rows: Vec<&RowSummary> = self.rows.iter().filter(|r| r.scenario == scenario).collect();
+        // Stable sort: equal ranks and unranked rows keep report order.
+        rows.sort_by_key(|r| r.rank.unwrap_or(usize::MAX));
+        rows
+    }
+
+    /// The framework summary of `framework`, if it exists.
+    pub fn framework(&self, framework: &str) -> Option<&FrameworkSummary> {
+        self.by_framework.iter().find(|f| f.framework == framework)
+    }
+
+    /// Whether the report has both a `hello` and an `mw` scenario, so the
+    /// `mw vs hello` column means something.
+    pub fn has_mw_vs_hello(&self) -> bool {
+        self.scenarios.iter().any(|s| s == HELLO) && self.scenarios.iter().any(|s| s == MW)
+    }
+}
+
+/// `listed` first, then every name of `seen` that is not listed yet, each
+/// once, in order of first appearance.
+fn in_order<'a>(listed: &'a [String], seen: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in listed.iter().chain(seen) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{MachineInfo, Percentiles, Pinning, Round, ToolInfo};
+
+    fn round(rps: f64, p50: u64, p99: u64) -> Round {
+        let latency = Percentiles {
+            p50,
+            p99,
+            ..Percentiles::default()
+        };
+        // 1 s rounds, so rps_ok == successes.
+        Round::new(1.0, rps as u64, rps as u64, latency)
+    }
+
+    fn report(rows: &[(&str, &str, RowKind, &[f64])]) -> BenchReport {
+        let mut report = BenchReport::new(
+            ToolInfo::default(),
+            MachineInfo::default(),
+            Pinning::default(),
+            serde_json::Value::Null,
+            "2026-09-30T10:00:00Z",
+        );
+        for (framework, scenario, kind, rps) in rows {
+            let row = report.row_mut(framework, scenario, *kind);
+            for &value in rps.iter() {
+                row.push_round(round(value, 100, 1000));
+            }
+        }
+        report
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[7.0]), Some(7.0));
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[10.0, 20.0]), Some(15.0));
+    }
+
+    #[test]
+    fn spread_and_overlap() {
+        let a = Spread::of(&[5.0, 1.0, 3.0]).expect("values");
+        assert_eq!((a.median, a.min, a.max), (3.0, 1.0, 5.0));
+        assert!(a.overlaps(&Spread::of(&[5.0, 9.0]).expect("values")));
+        assert!(!a.overlaps(&Spread::of(&[5.5, 9.0]).expect("values")));
+        assert!(Spread::of(&[]).is_none());
+    }
+
+    #[test]
+    fn row_figures_are_medians_and_totals() {
+        let mut report = report(&[]);
+        let row = report.row_mut("s200", "hello", RowKind::Js);
+        row.push_round(Round {
+            errors: 1,
+            non_2xx: 2,
+            ..round(100.0, 10, 90)
+        });
+        row.push_round(Round {
+            mismatches: 4,
+            ..round(300.0, 30, 70)
+        });
+        let summary = Summary::of(&report);
+        let row = summary.row("s200", "hello").expect("row");
+        let rps = row.rps_ok.expect("rounds");
+        assert_eq!((rps.median, rps.min, rps.max), (200.0, 100.0, 300.0));
+        assert_eq!(row.p50_us, Some(20.0));
+        assert_eq!(row.p99_us, Some(80.0));
+        assert_eq!(
+            (row.errors, row.non_2xx, row.mismatches, row.failures()),
+            (1, 2, 4, 7)
+        );
+    }
+
+    #[test]
+    fn ratio_to_hyper_is_median_over_median_of_the_same_scenario() {
+        let summary = Summary::of(&report(&[
+            ("hyper", "hello", RowKind::Native, &[400.0, 600.0, 500.0]),
+            ("s200", "hello", RowKind::Js, &[100.0, 150.0]),
+            ("hyper", "mw", RowKind::Native, &[1000.0]),
+            ("s200", "mw", RowKind::Js, &[100.0]),
+            ("s200", "param", RowKind::Js, &[100.0]),
+        ]));
+        assert_eq!(
+            summary.row("hyper", "hello").and_then(|r| r.ratio_to_hyper),
+            Some(1.0)
+        );
+        assert_eq!(
+            summary.row("s200", "hello").and_then(|r| r.ratio_to_hyper),
+            Some(0.25)
+        );
+        assert_eq!(
+            summary.row("s200", "mw").and_then(|r| r.ratio_to_hyper),
+            Some(0.1)
+        );
+        // No hyper row for param: no ratio, but still a rank.
+        let param = summary.row("s200", "param").expect("row");
+        assert_eq!((param.ratio_to_hyper, param.rank), (None, Some(1)));
+    }
+
+    #[test]
+    fn a_js_framework_named_hyper_is_not_the_baseline() {
+        let summary = Summary::of(&report(&[
+            ("hyper", "hello", RowKind::Js, &[400.0]),
+            ("s200", "hello", RowKind::Js, &[100.0]),
+        ]));
+        assert_eq!(summary.row("s200", "hello").and_then(|r| r.ratio_to_hyper), None);
+    }
+
+    #[test]
+    fn mw_vs_hello_is_a_percentage_of_hello() {
+        let summary = Summary::of(&report(&[
+            ("hono-patched", "hello", RowKind::Js, &[17904.0]),
+            ("hono-patched", "mw", RowKind::Js, &[9313.0]),
+            ("fastify", "hello", RowKind::Js, &[100.0, 200.0]),
+            ("fastify", "mw", RowKind::Js, &[150.0]),
+            ("elysia", "hello", RowKind::Js, &[100.0]),
+        ]));
+        let pct = |f: &str| summary.framework(f).and_then(|f| f.mw_vs_hello_pct);
+        let patched = pct("hono-patched").expect("both rows");
+        assert!((patched - -47.98).abs() < 0.01, "{patched}");
+        assert_eq!(pct("fastify"), Some(0.0));
+        assert_eq!(pct("elysia"), None);
+        assert!(summary.has_mw_vs_hello());
+    }
+
+    #[test]
+    fn ranking_is_per_scenario_and_ties_share_a_rank() {
+        let summary = Summary::of(&report(&[
+            ("a", "hello", RowKind::Js, &[100.0]),
+            ("b", "hello", RowKind::Js, &[300.0]),
+            ("c", "hello", RowKind::Js, &[100.0]),
+            ("d", "hello", RowKind::Js, &[50.0]),
+            ("a", "mw", RowKind::Js, &[10.0]),
+        ]));
+        let ranks: Vec<(&str, Option<usize>)> = summary
+            .ranked("hello")
+            .iter()
+            .map(|r| (r.framework.as_str(), r.rank))
+            .collect();
+        assert_eq!(
+            ranks,
+            [("b", Some(1)), ("a", Some(2)), ("c", Some(2)), ("d", Some(4))]
+        );
+        assert_eq!(summary.row("a", "mw").and_then(|r| r.rank), Some(1));
+    }
+
+    #[test]
+    fn failed_rows_and_rows_without_rounds_get_no_rank_ratio_or_tax() {
+        let mut report = report(&[
+            ("hyper", "hello", RowKind::Native, &[1000.0]),
+            ("express", "hello", RowKind::Js, &[2000.0]),
+            ("express", "mw", RowKind::Js, &[500.0]),
+            ("s200", "hello", RowKind::Js, &[]),
+            ("fastify", "hello", RowKind::Js, &[800.0]),
+        ]);
+        // A row that crashed after one round keeps the round but leaves
+        // the comparisons.
+        report
+            .row_mut("express", "hello", RowKind::Js)
+            .fail("server exited with status 1", Some("TypeError".into()));
+        let summary = Summary::of(&report);
+        let express = summary.row("express", "hello").expect("row");
+        assert_eq!(express.failure.as_deref(), Some("server exited with status 1"));
+        assert_eq!((express.rank, express.ratio_to_hyper), (None, None));
+        assert_eq!(express.rounds, 1);
+        assert!(express.rps_ok.is_some());
+        let s200 = summary.row("s200", "hello").expect("row");
+        assert_eq!((s200.rank, s200.rps_ok, s200.p50_us), (None, None, None));
+        assert_eq!(summary.row("fastify", "hello").and_then(|r| r.rank), Some(2));
+        assert_eq!(summary.framework("express").and_then(|f| f.mw_vs_hello_pct), None);
+        let order: Vec<&str> = summary
+            .ranked("hello")
+            .iter()
+            .map(|r| r.framework.as_str())
+            .collect();
+        assert_eq!(order, ["hyper", "fastify", "express", "s200"]);
+    }
+
+    #[test]
+    fn a_failed_hyper_row_means_no_ratios() {
+        let mut report = report(&[
+            ("hyper", "hello", RowKind::Native, &[1000.0]),
+            ("s200", "hello", RowKind::Js, &[500.0]),
+        ]);
+        report
+            .row_mut("hyper", "hello", RowKind::Native)
+            .fail("port in use", None);
+        let summary = Summary::of(&report);
+        assert_eq!(summary.row("s200", "hello").and_then(|r| r.ratio_to_hyper), None);
+    }
+
+    #[test]
+    fn names_only_in_rows_are_still_summarized() {
+        let mut report = report(&[("s200", "hello", RowKind::Js, &[1.0])]);
+        report.rows.push(Row::new("axum", "extra", RowKind::Native));
+        let summary = Summary::of(&report);
+        assert_eq!(summary.scenarios, ["hello", "extra"]);
+        assert_eq!(summary.frameworks, ["s200", "axum"]);
+        assert_eq!(summary.max_rounds, 1);
+    }
+}

@@ -1,0 +1,314 @@
+/*!
+The human-readable report: the terminal table and its `--markdown` twin.
+
+Both print the same four parts, built once as [`Table`]s and rendered two
+ways:
+1. what ran where: fwbench and engine, machine, start and wall time,
+   pinning;
+2. the reference's table: per framework, the median req/s of each scenario
+   and `mw vs hello`;
+3. per scenario, the rows ranked by median req/s with [min–max] over
+   rounds, p50/p99 latency, errors and the ratio to native hyper;
+4. the failed rows with their reasons and stderr tails.
+*/
+
+use std::io::{self, Write};
+
+use super::format;
+use super::model::{BenchReport, RowStatus};
+use super::summary::{Summary, BASELINE};
+use super::table::{escape, Align, Table};
+
+/// Placeholder for a cell without a figure.
+const NONE: &str = "-";
+/// What a failed row shows instead of its figures.
+const FAILED: &str = "FAILED";
+
+/// Writes the terminal report of `report` to `out`.
+pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
+    let summary = Summary::of(report);
+    for line in about(report, &summary) {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Requests/s by framework (median over rounds)")?;
+    framework_table(report, &summary).write_text("  ", out)?;
+    if !summary.scenarios.is_empty() {
+        writeln!(out)?;
+        for line in SCENARIO_LEGEND {
+            writeln!(out, "{line}")?;
+        }
+    }
+    for scenario in &summary.scenarios {
+        writeln!(out)?;
+        writeln!(out, "Scenario {scenario}")?;
+        scenario_table(&summary, scenario).write_text("  ", out)?;
+    }
+    let failed = failures(report);
+    if !failed.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Failed rows")?;
+        for failure in failed {
+            writeln!(out, "  {}: {}", failure.row, failure.reason)?;
+            if let Some(tail) = failure.stderr_tail {
+                writeln!(out, "    stderr (last lines):")?;
+                for line in tail.lines() {
+                    writeln!(out, "    | {line}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the same report as GitHub-flavoured markdown to `out`.
+pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
+    let summary = Summary::of(report);
+    writeln!(out, "## fwbench results")?;
+    writeln!(out)?;
+    for line in about(report, &summary) {
+        writeln!(out, "- {}", escape_inline(&line))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "### Requests/s by framework (median over rounds)")?;
+    writeln!(out)?;
+    framework_table(report, &summary).write_markdown(out)?;
+    if !summary.scenarios.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", escape_inline(&SCENARIO_LEGEND.join(" ")))?;
+    }
+    for scenario in &summary.scenarios {
+        writeln!(out)?;
+        writeln!(out, "### Scenario {}", escape_inline(scenario))?;
+        writeln!(out)?;
+        scenario_table(&summary, scenario).write_markdown(out)?;
+    }
+    let failed = failures(report);
+    if !failed.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "### Failed rows")?;
+        writeln!(out)?;
+        for failure in failed {
+            writeln!(
+                out,
+                "- **{}**: {}",
+                escape_inline(&failure.row),
+                escape_inline(failure.reason)
+            )?;
+            if let Some(tail) = failure.stderr_tail {
+                // A fence longer than any backtick run inside the tail.
+                let fence = "`".repeat(longest_backtick_run(tail).max(2) + 1);
+                writeln!(out)?;
+                writeln!(out, "  {fence}text")?;
+                for line in tail.lines() {
+                    writeln!(out, "  {line}")?;
+                }
+                writeln!(out, "  {fence}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The lines saying what ran where and how.
+fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
+    let tool = &report.tool;
+    let machine = &report.machine;
+    let cpus = match machine.logical_cpus {
+        0 => String::new(),
+        n => format!("{n} logical CPUs"),
+    };
+    let mut system = vec![
+        machine.cpu_model.clone(),
+        cpus,
+        machine.kernel.clone(),
+        machine.os.clone(),
+    ];
+    system.retain(|part| !part.is_empty());
+    if system.is_empty() {
+        system.push("unknown".to_owned());
+    }
+    let pinning = &report.pinning;
+    let placement = format!(
+        "servers on CPUs {}, load generator on CPUs {}",
+        format::cpus(&pinning.server_cpus),
+        format::cpus(&pinning.load_cpus)
+    );
+    let mut pinned = if pinning.applied {
+        format!("pinning: {placement}")
+    } else {
+        format!("pinning NOT applied (planned: {placement})")
+    };
+    if let Some(note) = &pinning.note {
+        pinned.push_str(&format!(": {note}"));
+    }
+    let mut lines = vec![
+        format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine),
+        format!("machine: {}", system.join(" · ")),
+        format!(
+            "started {} · wall time {} · up to {} round{} per row",
+            report.started_at,
+            format::wall_time(report.wall_time_s),
+            summary.max_rounds,
+            if summary.max_rounds == 1 { "" } else { "s" }
+        ),
+        pinned,
+    ];
+    lines.extend(report.warnings.iter().map(|w| format!("WARNING: {w}")));
+    lines
+}
+
+/// The reference's table: one line per framework, one column per scenario.
+fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
+    let with_tax = summary.has_mw_vs_hello();
+    let mut columns = vec![("framework", Align::Left), ("version", Align::Left)];
+    columns.extend(summary.scenarios.iter().map(|s| (s.as_str(), Align::Right)));
+    if with_tax {
+        columns.push(("mw vs hello", Align::Right));
+    }
+    let mut table = Table::new(&columns);
+    for framework in &summary.frameworks {
+        let version = report
+            .tool
+            .framework_versions
+            .get(framework)
+            .or_else(|| report.tool.dependency_versions.get(framework))
+            .cloned()
+            .unwrap_or_default();
+        let mut cells = vec![framework.clone(), version];
+        for scenario in &summary.scenarios {
+            let cell = match summary.row(framework, scenario) {
+                None => NONE.to_owned(),
+                Some(row) if row.failure.is_some() => FAILED.to_owned(),
+                Some(row) => row.rps_ok.map_or(NONE.to_owned(), |s| format::rps(s.median)),
+            };
+            cells.push(cell);
+        }
+        if with_tax {
+            let tax = summary.framework(framework).and_then(|f| f.mw_vs_hello_pct);
+            cells.push(tax.map_or(NONE.to_owned(), format::percent));
+        }
+        table.push(cells);
+    }
+    table
+}
+
+/// How to read the per-scenario tables, said once above them.
+const SCENARIO_LEGEND: [&str; 2] = [
+    "Per scenario, ranked by req/s: median [min–max] over rounds; p50 and p99 are medians over rounds;",
+    "errors = transport errors + non-2xx + validation mismatches, summed over rounds.",
+];
+
+/// One scenario's rows, ranked.
+fn scenario_table(summary: &Summary, scenario: &str) -> Table {
+    let vs = format!("vs {BASELINE}");
+    let mut table = Table::new(&[
+        ("rank", Align::Right),
+        ("framework", Align::Left),
+        ("req/s", Align::Right),
+        ("[min–max]", Align::Right),
+        ("p50 ms", Align::Right),
+        ("p99 ms", Align::Right),
+        ("errors", Align::Right),
+        (vs.as_str(), Align::Right),
+    ]);
+    for row in summary.ranked(scenario) {
+        let rank = row.rank.map_or(NONE.to_owned(), |r| r.to_string());
+        if row.failure.is_some() {
+            table.push(vec![
+                rank,
+                row.framework.clone(),
+                FAILED.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+            ]);
+            continue;
+        }
+        let Some(rps) = row.rps_ok else {
+            table.push(vec![
+                rank,
+                row.framework.clone(),
+                "no rounds".to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+                NONE.to_owned(),
+            ]);
+            continue;
+        };
+        table.push(vec![
+            rank,
+            row.framework.clone(),
+            format::rps(rps.median),
+            format::rps_range(rps.min, rps.max),
+            row.p50_us.map_or(NONE.to_owned(), format::ms),
+            row.p99_us.map_or(NONE.to_owned(), format::ms),
+            row.failures().to_string(),
+            row.ratio_to_hyper.map_or(NONE.to_owned(), format::ratio),
+        ]);
+    }
+    table
+}
+
+/// One failed row, for the list below the tables.
+struct Failure<'a> {
+    /// `framework × scenario`.
+    row: String,
+    reason: &'a str,
+    stderr_tail: Option<&'a str>,
+}
+
+fn failures(report: &BenchReport) -> Vec<Failure<'_>> {
+    report
+        .rows
+        .iter()
+        .filter_map(|row| match &row.status {
+            RowStatus::Ok => None,
+            RowStatus::Failed { reason, stderr_tail } => Some(Failure {
+                row: format!("{} × {}", row.framework, row.scenario),
+                reason,
+                stderr_tail: stderr_tail.as_deref().filter(|t| !t.trim().is_empty()),
+            }),
+        })
+        .collect()
+}
+
+/// Escapes markdown emphasis and code characters in running text, and keeps
+/// it on one line.
+fn escape_inline(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in escape(text).chars() {
+        if matches!(c, '*' | '_' | '`' | '<' | '[' | ']') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_markdown_is_escaped() {
+        assert_eq!(
+            escape_inline("a_b *c* `d` [e] f|g"),
+            "a\\_b \\*c\\* \\`d\\` \\[e\\] f\\|g"
+        );
+    }
+
+    #[test]
+    fn fences_outgrow_backticks_in_the_tail() {
+        assert_eq!(longest_backtick_run("a ```` b ` c"), 4);
+        assert_eq!(longest_backtick_run("plain"), 0);
+    }
+}

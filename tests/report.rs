@@ -1,0 +1,448 @@
+//! Tests of the report writers and `compare` through the public API: golden
+//! files for the terminal table, markdown, CSV, JSON and compare output
+//! (deno_core's style: `tests/golden/<name>.out`, regenerated with
+//! `UPDATE_EXPECTED=1 cargo test --release --test report`), a JSON
+//! round-trip, load errors, and a well-formedness check of the SVG.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use fwbench::report::{
+    self, compare::CompareArgs, BenchReport, CompareOutcome, LoadError, MachineInfo, Percentiles, Pinning,
+    Round, RowKind, ToolInfo,
+};
+
+/// Compares `actual` with `tests/golden/<name>.out`, or rewrites the file
+/// when `UPDATE_EXPECTED` is set.
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.out"));
+    if std::env::var_os("UPDATE_EXPECTED").is_some() {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("create tests/golden");
+        std::fs::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}; run with UPDATE_EXPECTED=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        panic!(
+            "{name}: output differs from {}; if the change is intended, rerun with UPDATE_EXPECTED=1\n\
+             --- expected ---\n{expected}\n--- actual ---\n{actual}",
+            path.display()
+        );
+    }
+}
+
+/// Runs a writer into a String.
+fn render(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    write(&mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("writers write UTF-8")
+}
+
+fn latency(p50: u64) -> Percentiles {
+    Percentiles {
+        mean: p50 as f64 * 1.1,
+        stdev: p50 as f64 * 0.25,
+        p50,
+        p90: p50 * 3 / 2,
+        p99: p50 * 3,
+        p999: p50 * 5,
+        p9999: p50 * 8,
+        max: p50 * 12,
+    }
+}
+
+/// Pushes one 5-second round per (requests/s, p50 µs) pair.
+fn rounds(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKind, figures: &[(u64, u64)]) {
+    let row = report.row_mut(framework, scenario, kind);
+    for &(rps, p50) in figures {
+        row.push_round(Round::new(5.0, rps * 5, rps * 5, latency(p50)));
+    }
+}
+
+/// A small fixed report: three JS rows and native hyper over three
+/// scenarios, with an even number of rounds in one row, errors in another,
+/// a failed row with a stderr tail and an interrupted row without rounds.
+fn fixture() -> BenchReport {
+    let tool = ToolInfo {
+        fwbench_version: "0.1.0".into(),
+        engine: "quickjs".into(),
+        framework_versions: BTreeMap::from([
+            ("s200".into(), "0.3.0".into()),
+            ("hono-patched".into(), "4.7.4".into()),
+            ("express".into(), "5.1.0".into()),
+        ]),
+        dependency_versions: BTreeMap::from([
+            ("deno_core".into(), "0.413.0".into()),
+            ("hyper".into(), "1.6.0".into()),
+        ]),
+    };
+    let machine = MachineInfo {
+        cpu_model: "AMD Ryzen 7 8745HS".into(),
+        logical_cpus: 2,
+        kernel: "Linux 6.14.0".into(),
+        os: "Debian 13".into(),
+    };
+    let pinning = Pinning {
+        server_cpus: vec![0],
+        load_cpus: vec![1],
+        applied: true,
+        note: None,
+    };
+    let options = serde_json::json!({"duration_s": 5, "rounds": 3, "connections": 50, "workers": 1});
+    let mut report = BenchReport::new(tool, machine, pinning, options, "2026-09-30T10:00:00Z");
+    report.scenarios = vec!["hello".into(), "param".into(), "mw".into()];
+
+    let js = RowKind::Js;
+    rounds(
+        &mut report,
+        "s200",
+        "hello",
+        js,
+        &[(10308, 180), (10100, 185), (10412, 178)],
+    );
+    rounds(
+        &mut report,
+        "s200",
+        "param",
+        js,
+        &[(9900, 190), (9800, 192), (10050, 189)],
+    );
+    rounds(
+        &mut report,
+        "s200",
+        "mw",
+        js,
+        &[(9590, 200), (9490, 204), (9650, 199)],
+    );
+    rounds(
+        &mut report,
+        "hono-patched",
+        "hello",
+        js,
+        &[(17904, 110), (17500, 112)],
+    );
+    rounds(
+        &mut report,
+        "hono-patched",
+        "param",
+        js,
+        &[(16800, 118), (17100, 116)],
+    );
+    rounds(&mut report, "hono-patched", "mw", js, &[(9313, 215), (9100, 220)]);
+    rounds(
+        &mut report,
+        "express",
+        "hello",
+        js,
+        &[(11840, 160), (11700, 162), (12010, 158)],
+    );
+    report.row_mut("express", "param", js);
+    rounds(&mut report, "express", "mw", js, &[(10841, 170)]);
+    report.row_mut("express", "mw", js).fail(
+        "server exited with status 1 during round 2, after \"listening\"",
+        Some("TypeError: res.setHeader is not a function\n    at mwLink (mw.js:12:9)".into()),
+    );
+    let native = RowKind::Native;
+    rounds(
+        &mut report,
+        "hyper",
+        "hello",
+        native,
+        &[(45012, 40), (44020, 41), (46001, 39)],
+    );
+    rounds(
+        &mut report,
+        "hyper",
+        "param",
+        native,
+        &[(44000, 41), (43500, 42), (44800, 40)],
+    );
+    rounds(
+        &mut report,
+        "hyper",
+        "mw",
+        native,
+        &[(41000, 44), (40100, 45), (41800, 43)],
+    );
+    // A round with every kind of failure counted.
+    let row = report.row_mut("s200", "hello", js);
+    let last = row.rounds.len() - 1;
+    row.rounds[last].errors = 2;
+    row.rounds[last].non_2xx = 1;
+    row.rounds[last].mismatches = 3;
+    report.wall_time_s = 252.4;
+    report
+        .warnings
+        .push("stopped by Ctrl-C during round 3 of 3: express × param has no rounds".into());
+    report
+}
+
+#[test]
+fn terminal_table() {
+    let report = fixture();
+    golden(
+        "report_terminal",
+        &render(|out| report::write_terminal(&report, out)),
+    );
+}
+
+#[test]
+fn markdown() {
+    let report = fixture();
+    golden(
+        "report_markdown",
+        &render(|out| report::write_markdown(&report, out)),
+    );
+}
+
+#[test]
+fn csv() {
+    let report = fixture();
+    let text = render(|out| report::write_csv(&report, out));
+    // One line per row × round, plus the header and one for the row
+    // without rounds.
+    let rounds: usize = report.rows.iter().map(|r| r.rounds.len().max(1)).sum();
+    assert_eq!(text.lines().count(), 1 + rounds);
+    golden("report_csv", &text);
+}
+
+#[test]
+fn json_is_pinned() {
+    let report = fixture();
+    golden("report_json", &render(|out| report::write_json(&report, out)));
+}
+
+#[test]
+fn json_round_trips() {
+    let report = fixture();
+    let text = render(|out| report::write_json(&report, out));
+    let back = report::parse_json(&text, Path::new("fixture.json")).expect("a written report loads");
+    assert_eq!(back, report);
+    // The summary rides along for readers, computed, not stored.
+    let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(value["summary"]["by_framework"][1]["framework"], "hono-patched");
+    assert_eq!(value["rows"][0]["status"]["state"], "ok");
+}
+
+#[test]
+fn json_load_errors_name_the_file() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let missing = dir.join("no-such-report.json");
+    let error = report::load_json(&missing).expect_err("missing file");
+    assert!(matches!(error, LoadError::Read { .. }));
+    assert!(error.to_string().contains("no-such-report.json"), "{error}");
+
+    let origin = Path::new("runs/a.json");
+    let error = report::parse_json("{\"rows\": [", origin).expect_err("truncated");
+    assert!(matches!(error, LoadError::Parse { .. }));
+    assert!(error.to_string().contains("runs/a.json"), "{error}");
+
+    let error = report::parse_json("{\"hello\": 1}", origin).expect_err("not a report");
+    assert!(error.to_string().contains("no `schema_version`"), "{error}");
+
+    let mut value: serde_json::Value =
+        serde_json::from_str(&render(|out| report::write_json(&fixture(), out))).expect("valid JSON");
+    value["schema_version"] = serde_json::json!(99);
+    let error = report::parse_json(&value.to_string(), origin).expect_err("future schema");
+    assert!(matches!(error, LoadError::Schema { found: 99, .. }));
+    assert!(error.to_string().contains("runs/a.json"), "{error}");
+    assert!(error.to_string().contains("version 99"), "{error}");
+
+    value["schema_version"] = serde_json::json!(report::SCHEMA_VERSION);
+    value["rows"][0]["kind"] = serde_json::json!("wasm");
+    let error = report::parse_json(&value.to_string(), origin).expect_err("bad field");
+    assert!(error.to_string().contains("unknown variant `wasm`"), "{error}");
+}
+
+/// B: the fixture re-run on another engine, with hono-patched's mw faster
+/// beyond its range, s200's hello within noise, express's mw fixed, hyper's
+/// param missing and a new axum row.
+fn fixture_b() -> BenchReport {
+    let mut b = fixture();
+    b.tool.engine = "v8 13.7".into();
+    b.tool
+        .framework_versions
+        .insert("hono-patched".into(), "4.8.0".into());
+    b.started_at = "2026-10-01T09:00:00Z".into();
+    b.options["rounds"] = serde_json::json!(5);
+    for round in &mut b.row_mut("hono-patched", "mw", RowKind::Js).rounds {
+        round.rps_ok *= 1.5;
+    }
+    for round in &mut b.row_mut("s200", "hello", RowKind::Js).rounds {
+        round.rps_ok *= 1.01;
+    }
+    let express = b.row_mut("express", "mw", RowKind::Js);
+    express.status = report::RowStatus::Ok;
+    for round in &mut b.row_mut("s200", "mw", RowKind::Js).rounds {
+        round.rps_ok *= 0.8;
+    }
+    b.rows
+        .retain(|r| !(r.framework == "hyper" && r.scenario == "param"));
+    rounds(
+        &mut b,
+        "axum",
+        "hello",
+        RowKind::Native,
+        &[(40000, 45), (41000, 44)],
+    );
+    b
+}
+
+#[test]
+fn compare_output() {
+    let (a, b) = (fixture(), fixture_b());
+    golden("compare", &render(|out| report::compare(&a, &b, out)));
+}
+
+#[test]
+fn compare_of_a_report_with_itself_is_all_ones() {
+    let a = fixture();
+    let text = render(|out| report::compare(&a, &a, out));
+    assert!(
+        text.contains("Same fwbench, engine, versions, machine, pinning and options"),
+        "{text}"
+    );
+    let comparison = report::Comparison::of(&a, &a);
+    for row in &comparison.rows {
+        assert!(!row.separated, "{} × {}", row.framework, row.scenario);
+        if let Some(ratio) = row.ratio {
+            assert!((ratio - 1.0).abs() < 1e-12);
+        }
+    }
+    assert!(comparison.only_in_a.is_empty() && comparison.only_in_b.is_empty());
+}
+
+#[test]
+fn compare_gate_catches_slower_and_newly_failed_rows() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (path_a, path_b) = (dir.join("gate-a.json"), dir.join("gate-b.json"));
+    let a = fixture();
+    let mut b = fixture_b();
+    b.row_mut("hyper", "hello", RowKind::Native)
+        .fail("port in use", None);
+    std::fs::write(&path_a, render(|out| report::write_json(&a, out))).expect("write A");
+    std::fs::write(&path_b, render(|out| report::write_json(&b, out))).expect("write B");
+
+    let mut args = CompareArgs {
+        a: path_a.clone(),
+        b: path_b.clone(),
+        fail_below: None,
+    };
+    let mut out = Vec::new();
+    let outcome = report::compare::run(&args, &mut out).expect("both load");
+    assert_eq!(outcome, CompareOutcome::Passed);
+
+    // s200 × mw is 20 % slower beyond its range; hyper × hello failed in B.
+    args.fail_below = Some(5.0);
+    let mut out = Vec::new();
+    let outcome = report::compare::run(&args, &mut out).expect("both load");
+    assert_eq!(outcome, CompareOutcome::Regressed { rows: 2 });
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        text.contains("  s200 × mw\n") && text.contains("  hyper × hello\n"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("A = {}", path_a.display())), "{text}");
+
+    args.fail_below = Some(25.0);
+    let mut out = Vec::new();
+    let outcome = report::compare::run(&args, &mut out).expect("both load");
+    assert_eq!(outcome, CompareOutcome::Regressed { rows: 1 });
+
+    args.b = dir.join("absent.json");
+    let error = report::compare::run(&args, &mut Vec::new()).expect_err("B is missing");
+    assert!(format!("{error:#}").contains("absent.json"), "{error:#}");
+}
+
+fn svg_text(report: &BenchReport) -> String {
+    let text = render(|out| report::write_svg(report, out));
+    roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("SVG is not well-formed XML: {e}\n{text}"));
+    text
+}
+
+#[test]
+fn svg_is_well_formed_and_names_every_framework() {
+    let report = fixture();
+    let text = svg_text(&report);
+    let doc = roxmltree::Document::parse(&text).expect("checked above");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let labels: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(|t| t.trim().to_owned())
+        .collect();
+    for framework in &report.frameworks {
+        assert!(labels.contains(framework), "no label {framework} in {labels:?}");
+    }
+    for expected in [
+        "hello",
+        "param",
+        "mw",
+        "p50",
+        "p90",
+        "p99",
+        "failed",
+        "no rounds",
+        "requests/s",
+    ] {
+        assert!(
+            labels.iter().any(|l| l == expected),
+            "no label {expected} in {labels:?}"
+        );
+    }
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.contains("engine quickjs") && l.contains("AMD Ryzen 7 8745HS")),
+        "title names engine and machine: {labels:?}"
+    );
+}
+
+/// Reports with nothing measured: no rows at all, and only failed rows.
+fn degenerate() -> Vec<BenchReport> {
+    let empty = BenchReport::new(
+        ToolInfo::default(),
+        MachineInfo::default(),
+        Pinning::default(),
+        serde_json::Value::Null,
+        "",
+    );
+    let mut failed = empty.clone();
+    failed
+        .row_mut("s200", "hello", RowKind::Js)
+        .fail("scenario threw: ReferenceError: x is not defined", None);
+    failed
+        .row_mut("hyper", "hello", RowKind::Native)
+        .fail("port 8080 in use", Some(String::new()));
+    vec![empty, failed]
+}
+
+#[test]
+fn no_writer_breaks_without_rounds() {
+    for report in degenerate() {
+        let terminal = render(|out| report::write_terminal(&report, out));
+        let markdown = render(|out| report::write_markdown(&report, out));
+        let csv = render(|out| report::write_csv(&report, out));
+        let json = render(|out| report::write_json(&report, out));
+        svg_text(&report);
+        assert_eq!(csv.lines().count(), 1 + report.rows.len());
+        assert_eq!(
+            report::parse_json(&json, Path::new("x.json")).expect("loads"),
+            report
+        );
+        for row in &report.rows {
+            let reason = row.failure().expect("all failed");
+            assert!(terminal.contains(reason), "{terminal}");
+            assert!(markdown.contains(reason), "{markdown}");
+        }
+        render(|out| report::compare(&report, &fixture(), out));
+    }
+}
