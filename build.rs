@@ -33,8 +33,13 @@ const RECORDED_CRATES: &[&str] = &[
     "v8x",
 ];
 
+/// Crates whose extension JS deno_core would otherwise read from disk at
+/// run time (see `embed_deno_sources`).
+const DENO_JS_CRATES: &[&str] = &["deno_webidl", "deno_web", "deno_fetch"];
+
 fn main() {
     record_versions();
+    embed_deno_sources();
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut entries = Vec::new();
     for (dir, prefix) in TREES {
@@ -104,4 +109,65 @@ fn record_versions() {
             }
         }
     }
+}
+
+/// Embeds the JS of Deno's Web API crates.
+///
+/// deno_core 0.413 names an extension's JS by absolute path
+/// (`ExtensionFileSourceCode::LoadedFromFsDuringSnapshot`) and reads it from
+/// disk when a runtime starts, unless a startup snapshot was built. So that
+/// a built fwbench does not need the cargo registry, this writes
+/// `$OUT_DIR/deno_sources.rs`: (that same absolute path, contents) for every
+/// .js file of those crates, which `engine::extensions` swaps in. The paths
+/// come from `cargo metadata`, i.e. wherever cargo compiled the crates from
+/// (registry or vendored sources).
+fn embed_deno_sources() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("deno_sources.rs");
+    let mut table = String::from(
+        "/// (absolute path, contents) of the Web API crates' JS.\npub static FILES: &[(&str, &str)] = &[\n",
+    );
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let metadata = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .current_dir(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .output();
+    let packages = metadata
+        .ok()
+        .filter(|output| output.status.success())
+        .and_then(|output| serde_json::from_slice::<serde_json::Value>(&output.stdout).ok())
+        .and_then(|json| json["packages"].as_array().cloned())
+        .unwrap_or_default();
+    let mut found = 0;
+    for package in &packages {
+        let Some(name) = package["name"].as_str() else {
+            continue;
+        };
+        if !DENO_JS_CRATES.contains(&name) {
+            continue;
+        }
+        let Some(manifest) = package["manifest_path"].as_str() else {
+            continue;
+        };
+        let dir = Path::new(manifest).parent().expect("a manifest has a directory");
+        let Ok(entries) = fs::read_dir(dir) else { continue };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "js"))
+            .collect();
+        files.sort();
+        for file in files {
+            table.push_str(&format!(
+                "    ({:?}, include_str!({:?})),\n",
+                file.display().to_string(),
+                file.display().to_string()
+            ));
+        }
+        found += 1;
+    }
+    if found < DENO_JS_CRATES.len() {
+        println!("cargo:warning=could not locate the JS of {DENO_JS_CRATES:?} with cargo metadata; the binary will read it from the cargo registry at run time");
+    }
+    table.push_str("];\n");
+    fs::write(out, table).expect("write deno_sources.rs");
 }

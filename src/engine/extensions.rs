@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use deno_core::{Extension, ExtensionFileSource};
+use deno_core::{Extension, ExtensionFileSource, ExtensionFileSourceCode};
 
 use super::{ops_host, sandbox};
 
@@ -35,6 +35,30 @@ pub fn embedded_source(specifier: &'static str, code: &'static str) -> Extension
 /// The bootstrap module's specifier; it runs once per runtime.
 const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 
+mod deno_sources {
+    include!(concat!(env!("OUT_DIR"), "/deno_sources.rs"));
+}
+
+/// Replaces JS that deno_core would read from disk (by absolute path) with
+/// the copy build.rs compiled in, so the binary does not need the cargo
+/// registry at run time.
+fn embed_js(extension: &mut Extension) {
+    fn swap(files: &mut Cow<'static, [ExtensionFileSource]>) {
+        for file in files.to_mut().iter_mut() {
+            #[allow(deprecated, reason = "the variant deno_core uses for file paths")]
+            if let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code {
+                if let Some((_, code)) = deno_sources::FILES.iter().find(|(p, _)| *p == path) {
+                    *file = embedded_source(file.specifier, code);
+                }
+            }
+        }
+    }
+    swap(&mut extension.js_files);
+    swap(&mut extension.esm_files);
+    swap(&mut extension.lazy_loaded_js_files);
+    swap(&mut extension.lazy_loaded_esm_files);
+}
+
 /// Every extension the engine needs, in dependency order.
 pub fn all() -> Vec<Extension> {
     let mut engine = fwbench_engine::init();
@@ -60,7 +84,7 @@ pub fn all() -> Vec<Extension> {
             include_str!("../../js/runtime/stubs/telemetry_util.js"),
         ),
     ]);
-    vec![
+    let mut all = vec![
         deno_webidl::deno_webidl::init(),
         deno_web::deno_web::init(
             Arc::new(deno_web::BlobStore::default()),
@@ -70,5 +94,7 @@ pub fn all() -> Vec<Extension> {
         ),
         deno_fetch::deno_fetch::init(deno_fetch::Options::default()),
         engine,
-    ]
+    ];
+    all.iter_mut().for_each(embed_js);
+    all
 }
