@@ -53,6 +53,8 @@ mod worker;
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -78,18 +80,18 @@ pub enum LoadError {
     #[error(transparent)]
     Plan(#[from] PlanError),
     /// Nothing accepts connections at the target.
-    #[error("cannot connect to {addr} (from {url}): {source}; is the server running and listening there?")]
+    #[error("cannot connect to {addr} (from {url}): {cause}; is the server running and listening there?")]
     Connect {
         /// The URL as given.
         url: String,
         /// The address tried.
         addr: SocketAddr,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (in the message, so not also a `source`).
+        cause: std::io::Error,
     },
     /// The worker threads or their runtimes could not be created.
     #[error("cannot start the load workers: {0}")]
-    Workers(#[source] std::io::Error),
+    Workers(std::io::Error),
 }
 
 /// What `fwbench load` produced: the report and how the run ended.
@@ -109,13 +111,21 @@ pub struct LoadOutcome {
 /// Blocks the calling thread for the length of the run; the live progress
 /// line is drawn only when `plan.progress` is set and stderr is a terminal.
 pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
+    execute_until(plan, Arc::default())
+}
+
+/// [`execute`], stopping early (figures kept, `interrupted` set) once
+/// `cancel` turns true: how the CLI honours Ctrl-C, and how `fwbench bench`
+/// can stop a row. Connections stop sending at once; requests in flight get
+/// up to `--timeout` to finish.
+pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadReport, LoadError> {
     plan.validate()?;
     let probe_timeout = plan.timeout.min(Duration::from_secs(5));
-    std::net::TcpStream::connect_timeout(&plan.target.addr, probe_timeout).map_err(|source| {
+    std::net::TcpStream::connect_timeout(&plan.target.addr, probe_timeout).map_err(|cause| {
         LoadError::Connect {
             url: plan.target.url.clone(),
             addr: plan.target.addr,
-            source,
+            cause,
         }
     })?;
     let usage_before = cpu::process_usage();
@@ -124,12 +134,53 @@ pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
         monitor::Monitor::new(plan.progress && std::io::stderr().is_terminal(), total);
     let raw = worker::run(
         plan,
+        cancel.clone(),
         Duration::from_millis(100),
         &mut |elapsed, responses, errors| monitor.tick(elapsed, responses, errors),
     );
     monitor.finish();
     let raw = raw.map_err(LoadError::Workers)?;
-    Ok(LoadReport::build(plan, raw, usage_before))
+    let mut report = LoadReport::build(plan, raw, usage_before);
+    if cancel.load(Ordering::Relaxed) {
+        report.interrupted = true;
+        report.flagged = true;
+        report.warnings.insert(
+            0,
+            format!(
+                "interrupted: the figures cover the first {:.2}s only",
+                report.measured_s
+            ),
+        );
+    }
+    Ok(report)
+}
+
+/// Sets the returned flag on the first Ctrl-C (the run then stops and
+/// reports what it measured) and exits with status 130 on the second.
+fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    // If the thread cannot start, Ctrl-C simply ends the process as usual.
+    let _ = std::thread::Builder::new()
+        .name("fwbench-ctrl-c".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    flag.store(true, Ordering::Relaxed);
+                    eprintln!("\nfwbench: stopping (Ctrl-C again to quit now)");
+                }
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            });
+        });
+    cancel
 }
 
 /// `fwbench load`: builds the plan from `args`, runs it, writes the report
@@ -138,7 +189,7 @@ pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
 /// or measured nothing; the [`Verdict`] tells the caller which.
 pub fn run(args: LoadArgs, out: &mut dyn Write) -> anyhow::Result<LoadOutcome> {
     let plan = LoadPlan::from_args(&args)?;
-    let report = execute(&plan)?;
+    let report = execute_until(&plan, cancel_on_ctrl_c())?;
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report).context("cannot write the JSON report")?;
         writeln!(out).context("cannot write the JSON report")?;

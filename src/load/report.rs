@@ -94,6 +94,8 @@ pub struct LoadReport {
     pub warnings: Vec<String>,
     /// Whether the run had errors, non-2xx responses or mismatches.
     pub flagged: bool,
+    /// Whether the run was stopped early (Ctrl-C).
+    pub interrupted: bool,
     /// The latency histogram (µs), for HDR output and merging.
     #[serde(skip)]
     pub histogram: Histogram<u64>,
@@ -285,6 +287,7 @@ impl LoadReport {
             warmup_excluded: c.warmup,
             warnings: Vec::new(),
             flagged: errors_total > 0 || mismatches_total > 0 || c.successes < c.responses,
+            interrupted: false,
             histogram: c.latency,
         };
         report.warnings = warnings(&report, plan);

@@ -49,14 +49,14 @@ pub enum TargetError {
         hint: &'static str,
     },
     /// The host name did not resolve.
-    #[error("cannot resolve host '{host}' of '{url}': {source}")]
+    #[error("cannot resolve host '{host}' of '{url}': {cause}")]
     Resolve {
         /// The URL as given.
         url: String,
         /// The host part.
         host: String,
-        /// The resolver's error.
-        source: std::io::Error,
+        /// The resolver's error (in the message, so not also a `source`).
+        cause: std::io::Error,
     },
     /// The host resolves (at least partly) outside loopback.
     #[error(
@@ -107,10 +107,10 @@ pub fn parse_target(url: &str) -> Result<Target, TargetError> {
         Ok(ip) => vec![ip],
         Err(_) => (parts.host.as_str(), parts.port)
             .to_socket_addrs()
-            .map_err(|source| TargetError::Resolve {
+            .map_err(|cause| TargetError::Resolve {
                 url: url.to_string(),
                 host: parts.host.clone(),
-                source,
+                cause,
             })?
             .map(|a| a.ip())
             .collect(),

@@ -20,7 +20,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::ops::Range;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -50,6 +50,8 @@ pub(crate) struct Stop {
     pub(crate) end: Instant,
     /// `-n`: measured requests still to send.
     tickets: Option<AtomicU64>,
+    /// Set from outside (Ctrl-C) to stop early.
+    cancel: Arc<AtomicBool>,
 }
 
 /// The stop rule's answer for one due request.
@@ -62,7 +64,7 @@ pub(crate) enum Claim {
 }
 
 impl Stop {
-    pub(crate) fn new(start: Instant, plan: &LoadPlan) -> Stop {
+    pub(crate) fn new(start: Instant, plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Stop {
         let measure_start = start + plan.warmup;
         let end = measure_start + plan.duration.unwrap_or(HARD_CAP).min(HARD_CAP);
         Stop {
@@ -70,12 +72,13 @@ impl Stop {
             measure_start,
             end,
             tickets: plan.requests.map(AtomicU64::new),
+            cancel,
         }
     }
 
     /// May up to `want` requests due at `at` go out?
     pub(crate) fn claim(&self, at: Instant, want: u32) -> Claim {
-        if at >= self.end {
+        if at >= self.end || self.cancel.load(Ordering::Relaxed) {
             return Claim::Over;
         }
         if at < self.measure_start {
@@ -116,6 +119,7 @@ impl Stop {
     /// Whether nothing more will be sent, whoever asks.
     pub(crate) fn is_over(&self, now: Instant) -> bool {
         now >= self.end
+            || self.cancel.load(Ordering::Relaxed)
             || self
                 .tickets
                 .as_ref()
@@ -170,6 +174,7 @@ struct Ctx {
 /// counts (for the progress line).
 pub(crate) fn run(
     plan: &LoadPlan,
+    cancel: Arc<AtomicBool>,
     tick_every: Duration,
     tick: &mut dyn FnMut(Duration, u64, u64),
 ) -> io::Result<RawRun> {
@@ -188,7 +193,7 @@ pub(crate) fn run(
         timeout: plan.timeout,
         head_request: plan.is_head_request(),
         checker: Checker::new(&plan.expect),
-        stop: Stop::new(start, plan),
+        stop: Stop::new(start, plan, cancel),
         open: plan.rate.map(|rate| {
             (
                 Duration::from_secs_f64(plan.connections as f64 / rate),
@@ -446,7 +451,7 @@ mod tests {
     #[test]
     fn tickets_are_exact_and_shared() {
         let start = Instant::now();
-        let stop = Stop::new(start, &plan(None, Some(5), 0));
+        let stop = Stop::new(start, &plan(None, Some(5), 0), Arc::default());
         assert_eq!(
             stop.claim(start, 2),
             Claim::Go {
@@ -477,7 +482,7 @@ mod tests {
     #[test]
     fn warmup_is_unmeasured_and_takes_no_tickets() {
         let start = Instant::now();
-        let stop = Stop::new(start, &plan(Some(1), Some(1), 100));
+        let stop = Stop::new(start, &plan(Some(1), Some(1), 100), Arc::default());
         assert_eq!(
             stop.claim(start, 1),
             Claim::Go {
@@ -498,8 +503,25 @@ mod tests {
         // The duration counts from the end of the warm-up.
         assert_eq!(stop.end, start + Duration::from_millis(1100));
         assert_eq!(
-            Stop::new(start, &plan(Some(1), None, 100)).claim(stop.end, 1),
+            Stop::new(start, &plan(Some(1), None, 100), Arc::default()).claim(stop.end, 1),
             Claim::Over
         );
+    }
+
+    #[test]
+    fn cancel_stops_every_connection() {
+        let start = Instant::now();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = Stop::new(start, &plan(Some(10), None, 0), cancel.clone());
+        assert_eq!(
+            stop.claim(start, 1),
+            Claim::Go {
+                n: 1,
+                measured: true
+            }
+        );
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(stop.claim(start, 1), Claim::Over);
+        assert!(stop.is_over(start));
     }
 }
