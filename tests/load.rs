@@ -451,3 +451,24 @@ fn bad_flags_name_the_expected_syntax() {
     .to_string();
     assert!(err.contains("closed loop only"), "{err}");
 }
+
+#[test]
+fn slow_answers_are_timeouts() {
+    let server = scripted(|i| {
+        if i == 0 {
+            Action::Stall(Duration::from_secs(2))
+        } else {
+            ok()
+        }
+    });
+    let mut p = count_plan(&server.url(), 10);
+    p.connections = 1;
+    p.threads = 1;
+    p.timeout = Duration::from_millis(200);
+    let r = load::execute(&p).unwrap();
+    assert_eq!(errors(&r, "timeout"), 1);
+    assert_eq!(r.responses, 9);
+    assert!(r.error_examples["timeout"].contains("200ms"));
+    // The timed-out connection was replaced.
+    assert_eq!(r.concurrency.connections_opened, 2);
+}

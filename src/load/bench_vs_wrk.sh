@@ -8,8 +8,7 @@
 # median of the per-round ratios.
 #
 # Usage: src/load/bench_vs_wrk.sh [ROUNDS=3] [DURATION=10s] [PORT=18080]
-# Needs: cargo build --release; wrk (Debian package `wrk`); taskset; jq is
-# not needed.
+# Needs: cargo build --release; wrk (Debian package `wrk`); taskset.
 set -eu
 ROUNDS=${1:-3}
 DURATION=${2:-10s}
@@ -32,8 +31,8 @@ to_us() {
 
 run_fwbench() {
     taskset -c 1 "$BIN" load "$URL" -c 50 -d "$DURATION" --json --no-progress >"$OUT/fw.json" || true
-    rps=$(grep -m1 '"requests_per_sec"' "$OUT/fw.json" | tr -dc '0-9.')
-    p50=$(grep -m1 '"p50_us"' "$OUT/fw.json" | tr -dc '0-9.')
+    rps=$(sed -n 's/^ *"requests_per_sec": *\([0-9.]*\).*/\1/p' "$OUT/fw.json" | head -1)
+    p50=$(sed -n 's/^ *"p50_us": *\([0-9.]*\).*/\1/p' "$OUT/fw.json" | head -1)
     echo "$1,fwbench,$rps,$p50"
 }
 
