@@ -1,8 +1,9 @@
 /*!
-The generator's own CPU use, so a report can say when the client, not the
-server, was the limit: per-thread CPU time (`CLOCK_THREAD_CPUTIME_ID`, read
-by each worker on itself) and the process's CPU time and peak RSS
-(`getrusage(RUSAGE_SELF)`).
+The generator's own resources. Its CPU use, so a report can say when the
+client, not the server, was the limit: per-thread CPU time
+(`CLOCK_THREAD_CPUTIME_ID`, read by each worker on itself) and the process's
+CPU time and peak RSS (`getrusage(RUSAGE_SELF)`). And its open-file limit,
+raised when `-c` needs it.
 */
 
 use std::time::Duration;
@@ -49,6 +50,27 @@ pub(crate) fn process_usage() -> ProcessUsage {
     ProcessUsage {
         cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
         max_rss_kib,
+    }
+}
+
+/// Raises the soft open-file limit to `needed` (at most the hard limit),
+/// so thousands of connections do not fail with EMFILE where the soft limit
+/// is the common 1024. Best effort: on failure connections report connect
+/// errors, which say why.
+pub(crate) fn raise_fd_limit(needed: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return;
+    }
+    let needed = needed as libc::rlim_t;
+    if lim.rlim_cur < needed {
+        lim.rlim_cur = needed.min(lim.rlim_max);
+        // SAFETY: `lim` is a valid rlimit whose soft value is within the hard one.
+        let _ = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) };
     }
 }
 

@@ -179,6 +179,9 @@ pub(crate) fn run(
     tick: &mut dyn FnMut(Duration, u64, u64),
 ) -> io::Result<RawRun> {
     let threads = plan.effective_threads();
+    // A socket per connection, a timerfd per paced one, and some spare.
+    let per_connection = if plan.is_open_loop() { 2 } else { 1 };
+    cpu::raise_fd_limit((plan.connections * per_connection + 64) as u64);
     let mut request = Vec::new();
     let one = plan.request_bytes();
     for _ in 0..plan.pipeline {
