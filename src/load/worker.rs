@@ -19,13 +19,14 @@ use std::cell::{Cell, RefCell};
 use std::io;
 use std::net::SocketAddr;
 use std::ops::Range;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use tokio::task::LocalSet;
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::collector::{Collector, Exchange, Progress, RequestError};
 use super::conn::Conn;
@@ -332,36 +333,11 @@ async fn drive(ctx: &Ctx, k: usize) {
     loop {
         let c = match &mut conn {
             Some(c) => c,
-            None => {
-                let at = Instant::now();
-                if sh.stop.is_over(at) {
-                    return;
-                }
-                let attempt = match tokio::time::timeout(sh.timeout, Conn::connect(sh.addr)).await {
-                    Ok(r) => r,
-                    Err(_) => Err(RequestError::connect_timeout(sh.timeout)),
-                };
-                match attempt {
-                    Ok(c) => {
-                        connect_failures = 0;
-                        ctx.opened.set(ctx.opened.get() + 1);
-                        conn.insert(c)
-                    }
-                    Err(e) => {
-                        let measured = at >= sh.stop.measure_start;
-                        ctx.collector.borrow_mut().push(Err(e), measured);
-                        connect_failures += 1;
-                        if connect_failures >= MAX_CONNECT_FAILURES {
-                            ctx.gave_up.set(ctx.gave_up.get() + 1);
-                            return;
-                        }
-                        let backoff = Duration::from_millis(10 << connect_failures.min(6))
-                            .min(Duration::from_millis(500));
-                        tokio::time::sleep(backoff).await;
-                        continue;
-                    }
-                }
-            }
+            None => match connect(ctx, &mut connect_failures).await {
+                Connected::Yes(c) => conn.insert(c),
+                Connected::Retry => continue,
+                Connected::Stop => return,
+            },
         };
         let due = pacer.next_due();
         let (n, measured) = match sh.stop.claim(due, sh.pipeline) {
@@ -369,67 +345,117 @@ async fn drive(ctx: &Ctx, k: usize) {
             Claim::Go { n, measured } => (n, measured),
         };
         pacer.wait(due).await;
-        let sent = if sh.open.is_some() {
-            Instant::now()
-        } else {
-            due
-        };
-        timer.as_mut().reset(sent + sh.timeout);
-        let bytes = &sh.request[..n as usize * sh.one_len];
-        let written = tokio::select! {
-            biased;
-            r = c.send(bytes) => r,
-            () = &mut timer => Err(RequestError::timeout(sh.timeout)),
-        };
-        let mut keep = true;
-        let mut failed: Option<RequestError> = written.err();
-        let mut answered = 0;
-        if failed.is_none() {
-            while answered < n {
-                let describe = ctx.collector.borrow().wants_example();
-                let read = tokio::select! {
-                    biased;
-                    r = c.read_response(sh.head_request, &sh.checker, describe) => r,
-                    () = &mut timer => Err(RequestError::timeout(sh.timeout)),
-                };
-                match read {
-                    Ok(answer) => {
-                        answered += 1;
-                        keep = answer.keep_alive;
-                        let x = Exchange {
-                            intended: due,
-                            sent,
-                            done: Instant::now(),
-                            answer,
-                        };
-                        ctx.collector.borrow_mut().push(Ok(x), measured);
-                        if !keep {
-                            if answered < n {
-                                failed = Some(RequestError::closed(true));
-                            }
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-            }
-        }
-        if let Some(e) = failed {
-            keep = false;
-            let kind = e.kind;
-            let mut collector = ctx.collector.borrow_mut();
-            collector.push(Err(e), measured);
-            for _ in answered + 1..n {
-                collector.push(Err(RequestError::abandoned(kind)), measured);
-            }
-        }
-        if !keep {
+        if !exchange(ctx, c, timer.as_mut(), due, n, measured).await {
             conn = None;
         }
     }
+}
+
+enum Connected {
+    Yes(Conn),
+    Retry,
+    Stop,
+}
+
+/// Opens a connection, counting a failure as a connect error and backing
+/// off before the retry; stops after [`MAX_CONNECT_FAILURES`] in a row.
+async fn connect(ctx: &Ctx, failures: &mut u32) -> Connected {
+    let sh = &*ctx.shared;
+    let at = Instant::now();
+    if sh.stop.is_over(at) {
+        return Connected::Stop;
+    }
+    let attempt = match tokio::time::timeout(sh.timeout, Conn::connect(sh.addr)).await {
+        Ok(r) => r,
+        Err(_) => Err(RequestError::connect_timeout(sh.timeout)),
+    };
+    match attempt {
+        Ok(c) => {
+            *failures = 0;
+            ctx.opened.set(ctx.opened.get() + 1);
+            Connected::Yes(c)
+        }
+        Err(e) => {
+            let measured = at >= sh.stop.measure_start;
+            ctx.collector.borrow_mut().push(Err(e), measured);
+            *failures += 1;
+            if *failures >= MAX_CONNECT_FAILURES {
+                ctx.gave_up.set(ctx.gave_up.get() + 1);
+                return Connected::Stop;
+            }
+            let backoff =
+                Duration::from_millis(10 << (*failures).min(6)).min(Duration::from_millis(500));
+            tokio::time::sleep(backoff).await;
+            Connected::Retry
+        }
+    }
+}
+
+/// Writes `n` requests due at `due` and reads their answers, pushing every
+/// outcome (exactly `n`) to the collector. Returns whether the connection
+/// can carry the next request.
+async fn exchange(
+    ctx: &Ctx,
+    c: &mut Conn,
+    mut timer: Pin<&mut Sleep>,
+    due: Instant,
+    n: u32,
+    measured: bool,
+) -> bool {
+    let sh = &*ctx.shared;
+    let sent = if sh.open.is_some() {
+        Instant::now()
+    } else {
+        due
+    };
+    timer.as_mut().reset(sent + sh.timeout);
+    let bytes = &sh.request[..n as usize * sh.one_len];
+    let written = tokio::select! {
+        biased;
+        r = c.send(bytes) => r,
+        () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+    };
+    let mut failed: Option<RequestError> = written.err();
+    let mut answered = 0;
+    while failed.is_none() && answered < n {
+        let describe = ctx.collector.borrow().wants_example();
+        let read = tokio::select! {
+            biased;
+            r = c.read_response(sh.head_request, &sh.checker, describe) => r,
+            () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+        };
+        match read {
+            Ok(answer) => {
+                answered += 1;
+                let keep = answer.keep_alive;
+                let x = Exchange {
+                    intended: due,
+                    sent,
+                    done: Instant::now(),
+                    answer,
+                };
+                ctx.collector.borrow_mut().push(Ok(x), measured);
+                if !keep {
+                    if answered == n {
+                        return false;
+                    }
+                    // The server closed with pipelined requests unanswered.
+                    failed = Some(RequestError::closed(true));
+                }
+            }
+            Err(e) => failed = Some(e),
+        }
+    }
+    let Some(e) = failed else {
+        return true;
+    };
+    let kind = e.kind;
+    let mut collector = ctx.collector.borrow_mut();
+    collector.push(Err(e), measured);
+    for _ in answered + 1..n {
+        collector.push(Err(RequestError::abandoned(kind)), measured);
+    }
+    false
 }
 
 #[cfg(test)]
