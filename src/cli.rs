@@ -23,6 +23,9 @@ pub enum Command {
     /// Serve a JavaScript app (default export `{ fetch(request) }`, a hono or
     /// elysia app, an express app or a fastify instance) over HTTP/1.1.
     Serve(ServeArgs),
+    /// Send HTTP/1.1 load to a server on loopback and report throughput,
+    /// latency percentiles, statuses, errors and validation.
+    Load(Box<crate::load::LoadArgs>),
     /// Run node:test-style JS test files inside the embedded engine (one
     /// runtime per file), e.g. `fwbench test js/s200`.
     Test(TestArgs),

@@ -9,6 +9,7 @@ Layout (see DESIGN.md):
 - [`adapter`]: the hyper server and its bridge into JS;
 - [`native`]: native Rust rows (hyper, axum);
 - [`scenario`]: scenario modules (request, expectations, apps);
+- [`load`]: the load generator (`fwbench load`);
 - [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
@@ -21,6 +22,7 @@ pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod jstest;
+pub mod load;
 pub mod native;
 pub mod report;
 pub mod scenario;

@@ -1,15 +1,29 @@
 //! The `fwbench` command: parse the command line, dispatch to the library,
-//! turn any error into a message and an exit code.
+//! turn any error into a message and an exit code (ripgrep's shape: the
+//! cause chain printed with `{:#}`).
+//!
+//! Exit status: 0 success; 1 an error (or a load run that measured
+//! nothing); 2 a load run whose figures were measured but are flagged
+//! (errors, non-2xx, mismatches).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use fwbench::{bench, cli, jstest, report, serve};
+use fwbench::load::Verdict;
+use fwbench::{bench, cli, jstest, load, report, serve};
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Serve(args) => serve::run(args),
+        cli::Command::Load(args) => match load::run(*args, &mut std::io::stdout().lock()) {
+            Ok(outcome) => match outcome.verdict {
+                Verdict::Clean => return ExitCode::SUCCESS,
+                Verdict::Flagged => return ExitCode::from(2),
+                Verdict::NothingMeasured => return ExitCode::FAILURE,
+            },
+            Err(error) => Err(error),
+        },
         cli::Command::Test(args) => jstest::run(&args.paths),
         cli::Command::Check(args) => bench::check(&args),
         cli::Command::List => bench::list(),

@@ -1,0 +1,211 @@
+/*!
+Latency histograms: how they are sized, summarized and written out.
+
+HdrHistogram with 3 significant digits over 1 µs ..= 60 s: about 140 KiB per
+histogram whatever the number of samples, so a run's memory does not grow
+with its length. Values above 60 s are clamped (a request that slow has hit
+`--timeout` anyway).
+
+[`write_percentiles`] writes the percentile distribution in the text format
+of HdrHistogram's `outputPercentileDistribution` (Java), which its public
+plotter and wrk2's `--latency` output share: a "Value Percentile TotalCount
+1/(1-Percentile)" table followed by `#[Mean ...]`, `#[Max ...]` and
+`#[Buckets ...]` lines.
+*/
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Highest value tracked, µs.
+pub const MAX_US: u64 = 60_000_000;
+const SIGFIGS: u8 = 3;
+
+/// A new empty latency histogram (µs).
+pub fn new() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_US, SIGFIGS).expect("constant histogram bounds are valid")
+}
+
+/// Records one latency, clamped to [`MAX_US`].
+pub(crate) fn record(h: &mut Histogram<u64>, d: Duration) {
+    h.saturating_record((d.as_micros() as u64).min(MAX_US));
+}
+
+/// Adds `from` into `into` (same bounds, so it cannot fail).
+pub(crate) fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+    // Both come from `new()`: identical bounds never make `add` fail.
+    let _ = into.add(from);
+}
+
+/// Summary of a latency distribution, µs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LatencyStats {
+    /// Number of samples.
+    pub count: u64,
+    /// Mean.
+    pub mean_us: f64,
+    /// Standard deviation.
+    pub stdev_us: f64,
+    /// Median.
+    pub p50_us: u64,
+    /// 90th percentile.
+    pub p90_us: u64,
+    /// 99th percentile.
+    pub p99_us: u64,
+    /// 99.9th percentile.
+    pub p99_9_us: u64,
+    /// 99.99th percentile.
+    pub p99_99_us: u64,
+    /// Largest value.
+    pub max_us: u64,
+}
+
+impl LatencyStats {
+    /// Summarizes `h`; all zero when it is empty.
+    pub fn of(h: &Histogram<u64>) -> LatencyStats {
+        if h.is_empty() {
+            return LatencyStats::default();
+        }
+        LatencyStats {
+            count: h.len(),
+            mean_us: h.mean(),
+            stdev_us: h.stdev(),
+            p50_us: h.value_at_quantile(0.5),
+            p90_us: h.value_at_quantile(0.9),
+            p99_us: h.value_at_quantile(0.99),
+            p99_9_us: h.value_at_quantile(0.999),
+            p99_99_us: h.value_at_quantile(0.9999),
+            max_us: h.max(),
+        }
+    }
+}
+
+/// Writes the percentile distribution of `h` (µs) in milliseconds, in
+/// HdrHistogram's text format, with 5 ticks per half distance as
+/// HdrHistogram and wrk2 do.
+pub fn write_percentiles(h: &Histogram<u64>, w: &mut dyn Write) -> io::Result<()> {
+    const SCALE: f64 = 1000.0;
+    const TICKS: u32 = 5;
+    let d = usize::from(SIGFIGS);
+    writeln!(
+        w,
+        "{:>12} {:>14} {:>10} {:>14}\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    )?;
+    let mut total = 0u64;
+    if !h.is_empty() {
+        for v in h.iter_quantiles(TICKS) {
+            total += v.count_since_last_iteration();
+            let value = v.value_iterated_to() as f64 / SCALE;
+            let q = v.quantile_iterated_to();
+            if q < 1.0 {
+                writeln!(
+                    w,
+                    "{value:>12.d$} {q:>2.12} {total:>10} {:>14.2}",
+                    1.0 / (1.0 - q)
+                )?;
+            } else {
+                writeln!(w, "{value:>12.d$} {q:>2.12} {total:>10}")?;
+            }
+        }
+    }
+    let (mean, stdev) = if h.is_empty() {
+        (0.0, 0.0)
+    } else {
+        (h.mean() / SCALE, h.stdev() / SCALE)
+    };
+    writeln!(w, "#[Mean    = {mean:>12.d$}, StdDeviation   = {stdev:>12.d$}]")?;
+    writeln!(
+        w,
+        "#[Max     = {:>12.d$}, Total count    = {:>12}]",
+        h.max() as f64 / SCALE,
+        h.len()
+    )?;
+    // HdrHistogram's sub-bucket count: 2^ceil(log2(2 * 10^digits)), 2048
+    // for 3 digits; the crate does not expose it.
+    let sub_buckets = 1u64 << (2.0 * 10f64.powi(i32::from(h.sigfig()))).log2().ceil() as u32;
+    writeln!(
+        w,
+        "#[Buckets = {:>12}, SubBuckets     = {:>12}]",
+        h.buckets(),
+        sub_buckets
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_of_a_known_distribution() {
+        let mut h = new();
+        for v in 1..=1000u64 {
+            record(&mut h, Duration::from_micros(v));
+        }
+        let s = LatencyStats::of(&h);
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.p50_us, 500);
+        assert_eq!(s.p90_us, 900);
+        assert_eq!(s.p99_us, 990);
+        assert_eq!(s.max_us, 1000);
+        assert!((s.mean_us - 500.5).abs() < 0.5);
+    }
+
+    #[test]
+    fn clamps_beyond_sixty_seconds() {
+        let mut h = new();
+        record(&mut h, Duration::from_secs(3600));
+        assert!(h.max() >= MAX_US && h.max() < MAX_US + MAX_US / 500);
+    }
+
+    #[test]
+    fn text_format_matches_hdrhistogram() {
+        let mut h = new();
+        // Below 2048 µs every value has a bucket of its own: exact figures.
+        for v in [100u64, 200, 300, 400] {
+            record(&mut h, Duration::from_micros(v));
+        }
+        let mut out = Vec::new();
+        write_percentiles(&h, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "       Value     Percentile TotalCount 1/(1-Percentile)"
+        );
+        assert_eq!(lines[1], "");
+        assert_eq!(lines[2], "       0.100 0.000000000000          1           1.00");
+        // Like HdrHistogram, a value repeats until its quantile is passed.
+        assert_eq!(lines[3], "       0.100 0.100000000000          1           1.11");
+        let n = lines.len();
+        assert_eq!(lines[n - 4], "       0.400 1.000000000000          4");
+        assert_eq!(
+            lines[n - 3],
+            "#[Mean    =        0.250, StdDeviation   =        0.112]"
+        );
+        assert_eq!(
+            lines[n - 2],
+            "#[Max     =        0.400, Total count    =            4]"
+        );
+        assert_eq!(
+            lines[n - 1],
+            "#[Buckets =           16, SubBuckets     =         2048]"
+        );
+    }
+
+    #[test]
+    fn rows_show_highest_equivalent_values() {
+        // Above 2048 µs buckets are 2 µs wide: 4000 reads as 4.001 ms, as
+        // in HdrHistogram's own output.
+        let mut h = new();
+        record(&mut h, Duration::from_micros(4000));
+        let mut out = Vec::new();
+        write_percentiles(&h, &mut out).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .contains("       4.001 1.000000000000          1\n"));
+    }
+}

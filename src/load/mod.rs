@@ -1,0 +1,204 @@
+/*!
+The load generator behind `fwbench load`, and the engine `fwbench bench`
+drives in-process.
+
+# Using it from code
+
+```no_run
+use fwbench::load::{execute, LoadPlan};
+use std::time::Duration;
+
+let mut plan = LoadPlan::new("http://127.0.0.1:3000/")?;
+plan.connections = 50;
+plan.duration = Some(Duration::from_secs(10));
+let report = execute(&plan)?;
+println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.p99_us);
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+
+# Layout (one file per concern, after oha's `src/`)
+
+- `args.rs`: the raw clap flags ([`LoadArgs`]) and value parsers.
+- `plan.rs`: the validated [`LoadPlan`] (flags → plan in one place).
+- `target.rs`: URL parsing and the loopback-only rule.
+- `worker.rs`: threads, event loops, the stop rule and the one request loop.
+- `pacer.rs`: when requests are due (closed loop, open loop schedule).
+- `conn.rs`: the hand-written HTTP/1.1 client connection.
+- `response.rs`: response framing (head, Content-Length, chunked), no I/O.
+- `validate.rs`: expectations and the per-response checks.
+- `collector.rs`: per-thread aggregation of outcomes; error kinds.
+- `histogram.rs`: HDR histograms and their text output.
+- `cpu.rs`: the generator's own CPU time and memory.
+- `report.rs`: [`LoadReport`], every figure plus warnings.
+- `printer.rs`: the human summary; `monitor.rs`: the live progress line.
+
+Safety: load only goes to loopback, and every run is bounded by its
+duration or request count and by [`HARD_CAP`].
+*/
+
+mod args;
+mod collector;
+mod conn;
+mod cpu;
+mod histogram;
+mod monitor;
+mod pacer;
+mod plan;
+mod printer;
+mod report;
+mod response;
+mod target;
+mod validate;
+mod worker;
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+
+pub use args::{parse_duration, parse_expect_header, parse_header, ExpectHeaderArg, HeaderArg, LoadArgs};
+pub use collector::ErrorKind;
+pub use histogram::{write_percentiles, LatencyStats};
+pub use plan::{
+    available_cpus, LoadPlan, PlanError, RequestSpec, DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP,
+    MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
+};
+pub use printer::print as print_report;
+pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};
+pub use target::{is_loopback, parse_target, Target, TargetError};
+pub use validate::{ExpectHeader, Expectations, MismatchKind};
+
+/// Why a load run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The plan is invalid.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// Nothing accepts connections at the target.
+    #[error("cannot connect to {addr} (from {url}): {cause}; is the server running and listening there?")]
+    Connect {
+        /// The URL as given.
+        url: String,
+        /// The address tried.
+        addr: SocketAddr,
+        /// The OS error (in the message, so not also a `source`).
+        cause: std::io::Error,
+    },
+    /// The worker threads or their runtimes could not be created.
+    #[error("cannot start the load workers: {0}")]
+    Workers(std::io::Error),
+}
+
+/// What `fwbench load` produced: the report and how the run ended.
+#[derive(Debug, Clone)]
+pub struct LoadOutcome {
+    /// Every figure.
+    pub report: LoadReport,
+    /// Clean, flagged or nothing measured; maps to the exit status.
+    pub verdict: Verdict,
+}
+
+/// Runs `plan` and returns its report. Checks the plan, makes sure the
+/// target accepts connections (so a refused connection is one clear error,
+/// not a run full of connect errors), then runs the workers. Per-request
+/// failures are counted in the report, never returned as errors.
+///
+/// Blocks the calling thread for the length of the run; the live progress
+/// line is drawn only when `plan.progress` is set and stderr is a terminal.
+pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
+    execute_until(plan, Arc::default())
+}
+
+/// [`execute`], stopping early (figures kept, `interrupted` set) once
+/// `cancel` turns true: how the CLI honours Ctrl-C, and how `fwbench bench`
+/// can stop a row. Connections stop sending at once; requests in flight get
+/// up to `--timeout` to finish.
+pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadReport, LoadError> {
+    plan.validate()?;
+    let probe_timeout = plan.timeout.min(Duration::from_secs(5));
+    std::net::TcpStream::connect_timeout(&plan.target.addr, probe_timeout).map_err(|cause| {
+        LoadError::Connect {
+            url: plan.target.url.clone(),
+            addr: plan.target.addr,
+            cause,
+        }
+    })?;
+    let usage_before = cpu::process_usage();
+    let total = plan.duration.map(|d| d + plan.warmup);
+    let mut monitor = monitor::Monitor::new(plan.progress && std::io::stderr().is_terminal(), total);
+    let raw = worker::run(
+        plan,
+        cancel.clone(),
+        Duration::from_millis(100),
+        &mut |elapsed, responses, errors| monitor.tick(elapsed, responses, errors),
+    );
+    monitor.finish();
+    let raw = raw.map_err(LoadError::Workers)?;
+    let mut report = LoadReport::build(plan, raw, usage_before);
+    if cancel.load(Ordering::Relaxed) {
+        report.interrupted = true;
+        report.flagged = true;
+        report.warnings.insert(
+            0,
+            format!(
+                "interrupted: the figures cover the first {:.2}s only",
+                report.measured_s
+            ),
+        );
+    }
+    Ok(report)
+}
+
+/// Sets the returned flag on the first Ctrl-C (the run then stops and
+/// reports what it measured) and exits with status 130 on the second.
+fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    // If the thread cannot start, Ctrl-C simply ends the process as usual.
+    let _ = std::thread::Builder::new()
+        .name("fwbench-ctrl-c".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                return;
+            };
+            rt.block_on(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    flag.store(true, Ordering::Relaxed);
+                    eprintln!("\nfwbench: stopping (Ctrl-C again to quit now)");
+                }
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            });
+        });
+    cancel
+}
+
+/// `fwbench load`: builds the plan from `args`, runs it, writes the report
+/// (human summary, or JSON with `--json`) to `out` and the HDR percentile
+/// file if asked. Partial figures are written even when the run is flagged
+/// or measured nothing; the [`Verdict`] tells the caller which.
+pub fn run(args: LoadArgs, out: &mut dyn Write) -> anyhow::Result<LoadOutcome> {
+    let plan = LoadPlan::from_args(&args)?;
+    let report = execute_until(&plan, cancel_on_ctrl_c())?;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &report).context("cannot write the JSON report")?;
+        writeln!(out).context("cannot write the JSON report")?;
+    } else {
+        printer::print(&report, out).context("cannot write the report")?;
+    }
+    if let Some(path) = &args.hdr_out {
+        let mut file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create --hdr-out file {}", path.display()))?;
+        write_percentiles(&report.histogram, &mut file)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write --hdr-out file {}", path.display()))?;
+    }
+    Ok(LoadOutcome {
+        verdict: report.verdict(),
+        report,
+    })
+}
