@@ -29,6 +29,10 @@ pub enum Command {
     /// Run node:test-style JS test files inside the embedded engine (one
     /// runtime per file), e.g. `fwbench test js/s200`.
     Test(TestArgs),
+    /// The main job: benchmark every framework (JS and native rows) on
+    /// every scenario, under identical conditions, and report the table of
+    /// the unwind-tax article plus latency, errors and ratios to hyper.
+    Bench(BenchArgs),
     /// Validate every row (framework × scenario) against its scenario's
     /// expectations, without load; exits non-zero if any row fails.
     Check(CheckArgs),
@@ -39,6 +43,66 @@ pub enum Command {
     /// ratio B/A of median req/s, marked where the rounds' ranges don't
     /// overlap.
     Compare(crate::report::CompareArgs),
+}
+
+/// `fwbench bench`
+#[derive(Debug, Args, serde::Serialize)]
+pub struct BenchArgs {
+    /// Built-in scenarios to run, comma-separated (default: all: hello,
+    /// param, mw).
+    #[arg(long, value_name = "SCENARIO,...")]
+    pub only: Option<String>,
+    /// Frameworks to run, comma-separated (default: all; see `fwbench list`).
+    #[arg(long, value_name = "NAME,...")]
+    pub frameworks: Option<String>,
+    /// A scenario file to run (repeatable; format in scenarios/README.md).
+    /// With it, built-in scenarios run only if named in --only.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Vec<String>,
+    /// Measured time per row per round.
+    #[arg(long, short, default_value = "2s", value_parser = parse_duration)]
+    #[serde(serialize_with = "as_secs")]
+    pub duration: Duration,
+    /// Load before each measurement that is not counted (connections warm,
+    /// caches hot).
+    #[arg(long, default_value = "500ms", value_parser = parse_duration)]
+    #[serde(serialize_with = "as_secs")]
+    pub warmup: Duration,
+    /// Keep-alive connections of the load generator.
+    #[arg(long, short, default_value_t = 50)]
+    pub connections: usize,
+    /// Rounds; rows are interleaved within each round (A B C A B C ...), and
+    /// reports give the median and the min-max over rounds.
+    #[arg(long, short, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
+    /// Worker threads (JS runtimes) per server.
+    #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
+    /// CPUs for the servers, e.g. `0` or `0-1` (default: the first half of
+    /// the CPUs this process may use).
+    #[arg(long, value_name = "CPUS")]
+    pub server_cpus: Option<String>,
+    /// CPUs for the load generator (default: the other half).
+    #[arg(long, value_name = "CPUS")]
+    pub load_cpus: Option<String>,
+    /// Directory for every artifact (report.json, report.md, report.csv,
+    /// throughput.svg, latency.svg, hdr/*.hgrm); default
+    /// fwbench-results/<date-time>.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write the JSON report here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the CSV (one line per row and round) here.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Print the tables as Markdown instead of for the terminal.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(duration.as_secs_f64())
 }
 
 /// `fwbench check`

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
             Err(error) => Err(error),
         },
         cli::Command::Test(args) => jstest::run(&args.paths),
+        cli::Command::Bench(args) => bench::run(&args),
         cli::Command::Check(args) => bench::check(&args),
         cli::Command::List => bench::list(),
         cli::Command::Compare(args) => match report::compare::run(&args, &mut std::io::stdout().lock()) {

@@ -2,10 +2,15 @@
 //! row pinned to its CPU set, validation before load, and (in `run`) warm-up
 //! and interleaved rounds.
 
+mod machine;
 pub mod matrix;
 mod probe;
+mod progress;
 pub mod registry;
+mod run;
 mod server;
+
+pub use run::run;
 
 use std::time::Duration;
 

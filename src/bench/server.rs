@@ -55,19 +55,24 @@ impl ServerProcess {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if !spec.cpus.is_empty() {
-            let cpus = spec.cpus.clone();
-            // SAFETY: runs in the forked child before exec; it only calls
-            // sched_setaffinity (a syscall) on a set built before the fork.
-            let set = cpu_set(&cpus);
-            unsafe {
-                command.pre_exec(move || {
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+        let set = (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus));
+        // SAFETY: runs in the forked child before exec and only makes
+        // syscalls, on data built before the fork:
+        // - its own process group, so the terminal's Ctrl-C reaches only
+        //   `fwbench bench`, which then stops its rows itself;
+        // - SIGTERM when `bench` dies, so a killed run leaves no servers;
+        // - the server CPU set.
+        unsafe {
+            command.pre_exec(move || {
+                libc::setpgid(0, 0);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                if let Some(set) = &set {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    Ok(())
-                });
-            }
+                }
+                Ok(())
+            });
         }
         let mut child = command.spawn().context("cannot start the row's server process")?;
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
@@ -195,6 +200,34 @@ pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
             libc::CPU_SET(cpu, &mut set);
         }
         set
+    }
+}
+
+/// Pins the calling thread (and threads it spawns later) to `cpus`.
+pub fn pin_current_thread(cpus: &[usize]) -> anyhow::Result<()> {
+    if cpus.is_empty() {
+        return Ok(());
+    }
+    let set = cpu_set(cpus);
+    // SAFETY: a valid cpu_set_t for the calling thread (pid 0).
+    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if result != 0 {
+        return Err(std::io::Error::last_os_error()).with_context(|| format!("cannot pin to CPUs {cpus:?}"));
+    }
+    Ok(())
+}
+
+/// The CPUs this process may run on, in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills a zeroed cpu_set_t we own.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .collect()
     }
 }
 

@@ -154,7 +154,7 @@ pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadRep
 
 /// Sets the returned flag on the first Ctrl-C (the run then stops and
 /// reports what it measured) and exits with status 130 on the second.
-fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+pub fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
     // If the thread cannot start, Ctrl-C simply ends the process as usual.
