@@ -1,0 +1,220 @@
+//! Integration tests of the main job (issue 6): `fwbench check` over the
+//! whole matrix, a short `fwbench bench` and its reports, broken scenarios
+//! that fail their rows while the run completes, and `fwbench compare`.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{fixture, fwbench};
+use serde_json::Value;
+
+/// A fresh directory under the test target dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+const ALL: &[&str] = &[
+    "s200",
+    "s200-light",
+    "hono",
+    "hono-patched",
+    "express",
+    "fastify",
+    "elysia",
+    "hyper",
+    "axum",
+];
+
+#[test]
+fn check_passes_for_every_row_and_scenario() {
+    let out = fwbench(["check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        ALL.len() * 3,
+        "{stdout}"
+    );
+    assert!(stdout.contains("27 passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn a_short_bench_reports_every_row_and_figure() {
+    let dir = scratch("bench-full");
+    let json = dir.join("copy.json");
+    let out = fwbench([
+        "bench",
+        "--duration",
+        "1s",
+        "--rounds",
+        "1",
+        "--warmup",
+        "100ms",
+        "--connections",
+        "10",
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The terminal table has the reference's columns.
+    assert!(stdout.contains("mw vs hello"), "{stdout}");
+    let report = read_json(&json);
+    assert_eq!(report, read_json(&dir.join("report.json")));
+    assert!(report["tool"]["engine"].as_str().unwrap().contains("QuickJS"));
+    assert!(!report["machine"]["cpu_model"].as_str().unwrap().is_empty());
+    assert_eq!(report["options"]["rounds"], 1);
+    for key in ["deno_core", "hyper", "npm:hono"] {
+        assert!(
+            report["tool"]["dependency_versions"][key].is_string(),
+            "{key}: {report:#}"
+        );
+    }
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), ALL.len() * 3);
+    for row in rows {
+        let name = format!("{}/{}", row["framework"], row["scenario"]);
+        assert_eq!(row["status"]["state"], "ok", "{name}: {row:#}");
+        let round = &row["rounds"][0];
+        assert!(round["rps_ok"].as_f64().unwrap() > 0.0, "{name}");
+        assert_eq!(round["errors"], 0, "{name}");
+        assert_eq!(round["mismatches"], 0, "{name}");
+        assert!(round["latency_us"]["p50"].as_u64().unwrap() > 0, "{name}");
+        let hdr = row["hdr_file"].as_str().unwrap();
+        assert!(
+            std::fs::read_to_string(hdr).unwrap().contains("Percentile"),
+            "{name}: {hdr}"
+        );
+    }
+    for file in ["report.md", "report.csv", "chart.svg"] {
+        assert!(dir.join(file).metadata().unwrap().len() > 0, "{file}");
+    }
+}
+
+#[test]
+fn broken_scenarios_fail_their_rows_and_the_run_completes() {
+    let dir = scratch("bench-broken");
+    let out = fwbench([
+        "bench",
+        "--scenario",
+        fixture("bench/broken.js").to_str().unwrap(),
+        "--scenario",
+        fixture("bench/throws.js").to_str().unwrap(),
+        "--frameworks",
+        "s200,hono,express",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "100ms",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success(),
+        "failed rows make the run exit non-zero: {stdout}"
+    );
+    let report = read_json(&dir.join("report.json"));
+    let row = |framework: &str, scenario: &str| {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["framework"] == framework && r["scenario"] == scenario)
+            .unwrap_or_else(|| panic!("no row {framework}/{scenario}: {report:#}"))
+            .clone()
+    };
+    assert_eq!(row("s200", "broken")["status"]["state"], "ok");
+    assert_eq!(row("s200", "broken")["rounds"].as_array().unwrap().len(), 1);
+    let hono = row("hono", "broken");
+    assert!(
+        hono["status"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no app for hono"),
+        "{hono:#}"
+    );
+    let express = row("express", "broken");
+    assert!(
+        express["status"]["reason"].as_str().unwrap().contains("not ok"),
+        "{express:#}"
+    );
+    for framework in ["s200", "hono", "express"] {
+        let throws = row(framework, "throws");
+        assert!(
+            throws["status"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("broken on purpose"),
+            "{throws:#}"
+        );
+    }
+    assert!(stdout.contains("FAILED"), "{stdout}");
+}
+
+#[test]
+fn compare_prints_ratios_between_two_reports() {
+    let dir = scratch("bench-compare");
+    let out = fwbench([
+        "bench",
+        "--only",
+        "hello",
+        "--frameworks",
+        "s200,hyper",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "100ms",
+        "--rounds",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let a = dir.join("report.json");
+    // B: the same run with s200 twice as fast, every round.
+    let mut b_json = read_json(&a);
+    for row in b_json["rows"].as_array_mut().unwrap() {
+        if row["framework"] == "s200" {
+            for round in row["rounds"].as_array_mut().unwrap() {
+                let doubled = round["rps_ok"].as_f64().unwrap() * 2.0;
+                round["rps_ok"] = doubled.into();
+            }
+        }
+    }
+    let b = dir.join("b.json");
+    std::fs::write(&b, serde_json::to_string(&b_json).unwrap()).unwrap();
+    let out = fwbench(["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let s200 = stdout
+        .lines()
+        .find(|l| l.contains("s200"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(s200.contains("2.00"), "{stdout}");
+    let hyper = stdout.lines().find(|l| l.contains("hyper")).unwrap();
+    assert!(hyper.contains("1.00"), "{stdout}");
+}
