@@ -76,6 +76,26 @@ fn byte_stream_and_empty_bodies() {
 }
 
 #[test]
+fn web_globals_and_code_generation_are_there() {
+    let server = Server::start(&fixture("echo/app.js"), &[]);
+    let response = server.get("/globals");
+    assert_eq!(response.status, 200, "{}", server.stderr());
+    let seen: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(seen["missing"], serde_json::json!([]), "{seen:#}");
+    let uuid = seen["uuid"].as_str().unwrap();
+    assert_eq!((uuid.len(), &uuid[14..15]), (36, "4"), "{uuid}");
+    assert_eq!(seen["random"], 8);
+    assert_eq!(seen["clone"], serde_json::json!({ "a": [1, { "b": 2 }] }));
+    assert_eq!(seen["base64"], "ZndiZW5jaA==");
+    assert_eq!(seen["text"], "héllo");
+    assert_eq!(seen["url"], "1");
+    // Function.prototype.toString returns the source, as frameworks expect.
+    assert_eq!(seen["source"], "function add(a, b) { return a + b; }");
+    assert_eq!(seen["generated"], 42);
+    assert_eq!(seen["evaluated"], 42);
+}
+
+#[test]
 fn keep_alive_serves_many_requests_on_one_connection() {
     let server = Server::start(&fixture("echo/app.js"), &[]);
     let mut conn = Connection::open(&server.addr);
