@@ -8,11 +8,11 @@ export const NODE_LISTENER = Symbol.for("fwbench.node-listener");
 
 /**
  * Framework names fwbench knows, with the factory each uses and how its
- * app is served. hono-patched is hono's app served the way
- * @hono/node-server serves it: getRequestListener() with the runtime's
- * global Request/Response replaced by its lightweight classes
- * (overrideGlobalObjects). One row runs per process, so the replacement
- * cannot reach another framework's runtime.
+ * app is served. hono-patched is hono's app with the runtime's global
+ * Request/Response replaced by @hono/node-server's lightweight classes
+ * (getRequestListener's overrideGlobalObjects), as Node users of hono get
+ * them. One row runs per process, so the replacement cannot reach another
+ * framework's runtime.
  */
 export const FRAMEWORKS = {
   "s200": { factory: "s200", mode: "fetch" },
@@ -48,8 +48,17 @@ export async function appFor(scenario, name, framework) {
   }
   const app = await factory();
   if (entry.mode === "hono-node-server" && apps[framework] === undefined) {
+    // getRequestListener's side effect is the point: with
+    // overrideGlobalObjects it replaces this runtime's global Request and
+    // Response with @hono/node-server's lightweight classes. The app is then
+    // served fetch-style: hono builds node-server's Response, which keeps
+    // [status, body, headers] until the edge, and the adapter reads that
+    // without building a platform Response (js/runtime/serve.js,
+    // commitForeign). Requests stay the adapter's lazily materialized ones;
+    // node-server's own Request wraps a node IncomingMessage, which would
+    // put fwbench's node:http shim (not node-server's design) on the path.
     const { getRequestListener } = await import("@hono/node-server");
-    return { [NODE_LISTENER]: getRequestListener(app.fetch, { overrideGlobalObjects: true }) };
+    getRequestListener(app.fetch, { overrideGlobalObjects: true });
   }
   return app;
 }

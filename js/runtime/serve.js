@@ -192,17 +192,39 @@ function commitForeign(id, response) {
   const cached = cacheKey === undefined ? undefined : response[cacheKey];
   if (Array.isArray(cached)) {
     const [status, body, init] = cached;
-    const headers = [];
-    if (init !== undefined && init !== null) {
-      new Headers(init).forEach((value, name) => headers.push(name, value));
-    }
-    if (typeof body === "string" && !headers.includes("content-type")) {
+    const headers = flatInit(init);
+    if (typeof body === "string" && !hasContentType(headers)) {
       headers.push("content-type", "text/plain;charset=UTF-8");
     }
     commitLight(id, { status, headers: { forEach: (fn) => forEachPair(headers, fn) }, body });
     return;
   }
   commitLight(id, { status: response.status, headers: response.headers, body: response.body });
+}
+
+/**
+ * A HeadersInit (plain object, [name, value] pairs, or anything with
+ * forEach such as Headers) as a flat [name, value, …] list. Values are
+ * checked by Rust when the response is built.
+ */
+function flatInit(init) {
+  const flat = [];
+  if (init === undefined || init === null) return flat;
+  if (typeof init.forEach === "function" && !Array.isArray(init)) {
+    init.forEach((value, name) => flat.push(name, value));
+  } else if (Array.isArray(init)) {
+    for (const [name, value] of init) flat.push(name, String(value));
+  } else {
+    for (const name in init) flat.push(name, String(init[name]));
+  }
+  return flat;
+}
+
+function hasContentType(flat) {
+  for (let i = 0; i < flat.length; i += 2) {
+    if (flat[i].toLowerCase() === "content-type") return true;
+  }
+  return false;
 }
 
 function forEachPair(flat, fn) {
