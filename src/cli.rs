@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::load::parse_duration;
+
 /// Host JavaScript web frameworks in embedded JS runtimes and load-test them
 /// beside native Rust servers.
 #[derive(Debug, Parser)]
@@ -45,20 +47,28 @@ pub enum Command {
     Compare(crate::report::CompareArgs),
 }
 
+/// Which rows a command covers: frameworks × scenarios.
+#[derive(Debug, Args, serde::Serialize)]
+pub struct MatrixArgs {
+    /// Built-in scenarios, comma-separated (default: all: hello, param, mw).
+    #[arg(long, value_name = "SCENARIO,...")]
+    pub only: Option<String>,
+    /// Frameworks, comma-separated (default: all; see `fwbench list`).
+    #[arg(long, value_name = "NAME,...")]
+    pub frameworks: Option<String>,
+    /// A scenario file (repeatable; format in scenarios/README.md). With
+    /// it, built-in scenarios are included only if named in --only.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Vec<String>,
+}
+
 /// `fwbench bench`
 #[derive(Debug, Args, serde::Serialize)]
 pub struct BenchArgs {
-    /// Built-in scenarios to run, comma-separated (default: all: hello,
-    /// param, mw).
-    #[arg(long, value_name = "SCENARIO,...")]
-    pub only: Option<String>,
-    /// Frameworks to run, comma-separated (default: all; see `fwbench list`).
-    #[arg(long, value_name = "NAME,...")]
-    pub frameworks: Option<String>,
-    /// A scenario file to run (repeatable; format in scenarios/README.md).
-    /// With it, built-in scenarios run only if named in --only.
-    #[arg(long, value_name = "FILE")]
-    pub scenario: Vec<String>,
+    /// The rows to run.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub matrix: MatrixArgs,
     /// Measured time per row per round.
     #[arg(long, short, default_value = "2s", value_parser = parse_duration)]
     #[serde(serialize_with = "as_secs")]
@@ -86,7 +96,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "CPUS")]
     pub load_cpus: Option<String>,
     /// Directory for every artifact (report.json, report.md, report.csv,
-    /// throughput.svg, latency.svg, hdr/*.hgrm); default
+    /// chart.svg, hdr/<framework>-<scenario>.hgrm); default
     /// fwbench-results/<date-time>.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -108,16 +118,9 @@ fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S
 /// `fwbench check`
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Built-in scenarios to check, comma-separated (default: all).
-    #[arg(long, value_name = "SCENARIO,...")]
-    pub only: Option<String>,
-    /// Frameworks to check, comma-separated (default: all).
-    #[arg(long, value_name = "NAME,...")]
-    pub frameworks: Option<String>,
-    /// A scenario file to check (repeatable). With it, built-in scenarios
-    /// are checked only if named in --only.
-    #[arg(long, value_name = "FILE")]
-    pub scenario: Vec<String>,
+    /// The rows to check.
+    #[command(flatten)]
+    pub matrix: MatrixArgs,
 }
 
 /// `fwbench test PATH...`
@@ -195,43 +198,9 @@ fn long_version() -> &'static str {
     })
 }
 
-/// Parses a duration such as `500ms`, `10s`, `2m` or `1.5s`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| {
-        format!("invalid duration '{text}': expected a number and a unit, e.g. 500ms, 10s, 2m")
-    })?;
-    let seconds = match unit.trim() {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "invalid duration unit '{other}' in '{text}': use ms, s, m or h"
-            ))
-        }
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("invalid duration '{text}': {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_take_common_units() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("ten").unwrap_err().contains("500ms"));
-        assert!(parse_duration("3 weeks").unwrap_err().contains("unit"));
-    }
 
     #[test]
     fn cli_definition_is_consistent() {

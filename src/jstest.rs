@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use deno_core::{v8, ModuleSpecifier};
+use deno_core::ModuleSpecifier;
 use serde::Deserialize;
 
 use crate::engine::{self, Engine, EngineOptions};
@@ -76,9 +76,7 @@ async fn run_file(file: &Path, root: &Path) -> anyhow::Result<Counts> {
         ..EngineOptions::default()
     };
     let mut engine = Engine::new(&options, Vec::new())?;
-    for side in engine::default_preload() {
-        engine.import_side(&side).await?;
-    }
+    engine.preload(&engine::default_preload()).await?;
     let url = ModuleSpecifier::from_file_path(file)
         .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", file.display()))?;
     let main = ModuleSpecifier::parse("fwbench:///main/test.js").expect("valid URL");
@@ -90,15 +88,7 @@ async fn run_file(file: &Path, root: &Path) -> anyhow::Result<Counts> {
          export default JSON.stringify(await run((line) => console.log(line)));\n",
         serde_json::Value::String(url.to_string())
     );
-    let namespace = engine.import_main(&main, Some(&code)).await?;
-    let runtime = engine.runtime();
-    deno_core::scope!(scope, runtime);
-    let namespace = v8::Local::new(scope, namespace);
-    let key = v8::String::new(scope, "default").expect("short string");
-    let json = namespace
-        .get(scope, key.into())
-        .map(|value| value.to_rust_string_lossy(scope))
-        .unwrap_or_default();
+    let json = engine.evaluate_to_string(&main, &code).await?;
     serde_json::from_str(&json).with_context(|| format!("the test runner returned {json:?}"))
 }
 

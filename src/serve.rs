@@ -20,12 +20,6 @@ enum Target {
     Native(String, String),
 }
 
-/// A started server of either kind.
-enum Running {
-    Js(adapter::Server),
-    Native(native::NativeServer),
-}
-
 /// Runs `fwbench serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let target = target(&args)?;
@@ -48,7 +42,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let stop = signals.block_on(async { stop_signal() })?;
-    let (display, kind, engine_name, running) = match target {
+    let (display, kind, engine_name, workers) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             let server = adapter::start(listener, spec, config.clone())?;
@@ -56,18 +50,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 display,
                 format!("{} app", server.kind),
                 engine::engine_name(),
-                Running::Js(server),
+                server.workers,
             )
         }
         Target::Native(framework, scenario) => {
-            let server = native::start(&framework, &scenario, listener, config.clone())?;
+            let workers = native::start(&framework, &scenario, listener, config.clone())?;
             let display = format!("scenario {scenario} for {framework}");
-            (
-                display,
-                "native".to_owned(),
-                "native Rust",
-                Running::Native(server),
-            )
+            (display, "native".to_owned(), "native Rust", workers)
         }
     };
     println!(
@@ -77,10 +66,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     );
     signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
-    match running {
-        Running::Js(server) => server.shutdown(),
-        Running::Native(server) => server.shutdown(),
-    }
+    workers.shutdown();
     Ok(())
 }
 

@@ -75,54 +75,90 @@ pub struct AppSpec {
     pub engine: EngineOptions,
 }
 
+/// Worker threads sharing one listening socket, stopped together. Used by
+/// the JS adapter and the native rows alike, so both run the same worker
+/// model.
+pub struct Workers {
+    stop: watch::Sender<bool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Spawns `count` threads named `name-<i>`, each running
+    /// `body(listener, shutdown)` with its own handle on `listener`;
+    /// `shutdown` turns true when they must stop.
+    pub fn spawn<F>(listener: &TcpListener, count: usize, name: &str, body: F) -> anyhow::Result<Self>
+    where
+        F: Fn(TcpListener, watch::Receiver<bool>) + Clone + Send + 'static,
+    {
+        let (stop, shutdown) = watch::channel(false);
+        let mut workers = Self {
+            stop,
+            threads: Vec::with_capacity(count),
+        };
+        for index in 0..count.max(1) {
+            let spawned = listener
+                .try_clone()
+                .context("failed to share the listening socket")
+                .and_then(|listener| {
+                    let (body, shutdown) = (body.clone(), shutdown.clone());
+                    std::thread::Builder::new()
+                        .name(format!("{name}-{index}"))
+                        .spawn(move || body(listener, shutdown))
+                        .context("failed to spawn a worker thread")
+                });
+            match spawned {
+                Ok(thread) => workers.threads.push(thread),
+                Err(error) => {
+                    workers.shutdown();
+                    return Err(error);
+                }
+            }
+        }
+        Ok(workers)
+    }
+
+    /// How many threads run.
+    pub fn count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Stops accepting, lets open requests finish (2 s at most), and joins
+    /// the threads.
+    pub fn shutdown(self) {
+        let _ = self.stop.send(true);
+        for thread in self.threads {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// A running server, ready to take requests.
 pub struct Server {
     /// The app kind the workers recognized (fetch, express, fastify, …).
     pub kind: String,
-    stop: watch::Sender<bool>,
-    workers: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Server {
-    /// Stops accepting, lets open requests finish (2 s at most), and joins
-    /// the workers.
-    pub fn shutdown(self) {
-        let _ = self.stop.send(true);
-        for worker in self.workers {
-            let _ = worker.join();
-        }
-    }
+    /// Its worker threads.
+    pub workers: Workers,
 }
 
 /// Starts `config.workers` workers serving `spec` on `listener` and waits
 /// until every one has loaded the app. A load error stops them all and is
 /// returned.
 pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyhow::Result<Server> {
-    let (stop, shutdown) = watch::channel(false);
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let mut workers = Vec::with_capacity(config.workers);
-    for index in 0..config.workers.max(1) {
-        let listener = listener
-            .try_clone()
-            .context("failed to share the listening socket")?;
-        let (spec, config, ready, shutdown) =
-            (spec.clone(), config.clone(), ready_tx.clone(), shutdown.clone());
-        let thread = std::thread::Builder::new()
-            .name(format!("fwbench-worker-{index}"))
-            .spawn(move || worker::run(listener, spec, config, ready, shutdown))
-            .context("failed to spawn a worker thread")?;
-        workers.push(thread);
-    }
-    drop(ready_tx);
+    let body = {
+        let config = config.clone();
+        move |listener, shutdown| {
+            worker::run(listener, spec.clone(), config.clone(), ready_tx.clone(), shutdown)
+        }
+    };
+    let workers = Workers::spawn(&listener, config.workers, "fwbench-worker", body)?;
     let mut kind = None;
-    for _ in 0..workers.len() {
+    for _ in 0..workers.count() {
         match ready_rx.recv() {
             Ok(Ok(k)) => kind = Some(k),
             Ok(Err(error)) => {
-                let _ = stop.send(true);
-                for worker in workers {
-                    let _ = worker.join();
-                }
+                workers.shutdown();
                 return Err(error);
             }
             Err(_) => return Err(anyhow!("a worker thread exited before loading the app")),
@@ -130,7 +166,6 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
     }
     Ok(Server {
         kind: kind.unwrap_or_default(),
-        stop,
         workers,
     })
 }

@@ -42,12 +42,7 @@ enum DriverExit {
 /// the kind of app recognized (fetch, express, fastify, …).
 async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driver, String)> {
     let mut engine = Engine::new(&spec.engine, vec![bridge::extension(shared.clone())])?;
-    for side in &spec.preload {
-        engine
-            .import_side(side)
-            .await
-            .with_context(|| format!("failed to load {side}"))?;
-    }
+    engine.preload(&spec.preload).await?;
     let namespace = engine.import_main(&spec.main, spec.main_code.as_deref()).await?;
     let runtime = engine.runtime();
     let (handle, set_app) = {
@@ -58,15 +53,8 @@ async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driv
             .ok_or_else(|| anyhow!("internal error: serve.js did not register its bridge"))?;
         (fns.handle.clone(), fns.set_app.clone())
     };
-    let default_export = {
-        deno_core::scope!(scope, runtime);
-        let namespace = v8::Local::new(scope, &namespace);
-        let key = v8::String::new(scope, "default").expect("short string");
-        let value = namespace
-            .get(scope, key.into())
-            .unwrap_or_else(|| v8::undefined(scope).into());
-        v8::Global::new(scope, value)
-    };
+    let default_export = engine.default_export(&namespace);
+    let runtime = engine.runtime();
     let installed = runtime.call_with_args(&set_app, &[default_export]);
     let kind = {
         let (runtime, watchdog) = engine.parts();

@@ -1,7 +1,8 @@
 //! The framework × scenario matrix: which rows a run has, and why a row
 //! cannot run when it cannot.
 
-use super::registry::{Framework, Kind};
+use super::registry::{self, Framework, Kind};
+use crate::cli::MatrixArgs;
 use crate::scenario::{self, ScenarioInfo, ScenarioRef};
 
 /// The scenarios every native row implements.
@@ -35,6 +36,32 @@ pub struct Row<'a> {
     pub scenario: &'a LoadedScenario,
     /// Why the row does not run, if it does not.
     pub not_run: Option<NotRun>,
+}
+
+/// The frameworks and scenarios a command covers, scenarios loaded.
+pub struct Matrix {
+    /// The frameworks, in report order.
+    pub frameworks: Vec<&'static Framework>,
+    /// The scenarios, with their data or load errors.
+    pub scenarios: Vec<LoadedScenario>,
+}
+
+impl Matrix {
+    /// Resolves `--frameworks`, `--only` and `--scenario` and loads each
+    /// scenario's data.
+    pub fn resolve(args: &MatrixArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Self> {
+        let frameworks = registry::select(args.frameworks.as_deref())?;
+        let refs = scenarios(args.only.as_deref(), &args.scenario)?;
+        Ok(Self {
+            frameworks,
+            scenarios: runtime.block_on(load(refs)),
+        })
+    }
+
+    /// Its rows, scenario-major.
+    pub fn rows(&self) -> Vec<Row<'_>> {
+        rows(&self.frameworks, &self.scenarios)
+    }
 }
 
 /// Resolves `--only` (comma-separated names) plus `--scenario` files.

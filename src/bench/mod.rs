@@ -26,14 +26,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// `fwbench check`: validates every row against its scenario's
 /// expectations, prints one line per row, and fails if any row fails.
 pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
-    let frameworks = registry::select(args.frameworks.as_deref())?;
-    let refs = matrix::scenarios(args.only.as_deref(), &args.scenario)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let scenarios = runtime.block_on(matrix::load(refs));
-    let rows = matrix::rows(&frameworks, &scenarios);
-    let width = frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
+    let rows = matrix.rows();
+    let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.name;

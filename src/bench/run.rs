@@ -35,20 +35,18 @@ struct LiveRow {
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let (server_cpus, load_cpus, pin_note) = cpu_sets(args)?;
-    let frameworks = registry::select(args.frameworks.as_deref())?;
-    let refs = matrix::scenarios(args.only.as_deref(), &args.scenario)?;
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let scenarios = tokio.block_on(matrix::load(refs));
-    let rows = matrix::rows(&frameworks, &scenarios);
+    let matrix = matrix::Matrix::resolve(&args.matrix, &tokio)?;
+    let rows = matrix.rows();
 
     let out_dir = args.out.clone().unwrap_or_else(default_out_dir);
     std::fs::create_dir_all(out_dir.join("hdr"))
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
 
     let mut report = BenchReport::new(
-        tool_info(&frameworks),
+        tool_info(&matrix.frameworks),
         machine::describe(),
         Pinning {
             server_cpus: server_cpus.clone(),

@@ -122,6 +122,41 @@ impl Engine {
         Some(interrupt)
     }
 
+    /// Evaluates `modules` in order as side modules (e.g. the Node globals
+    /// shim from [`default_preload`]), before the main module.
+    pub async fn preload(&mut self, modules: &[ModuleSpecifier]) -> anyhow::Result<()> {
+        for module in modules {
+            self.import_side(module)
+                .await
+                .with_context(|| format!("failed to load {module}"))?;
+        }
+        Ok(())
+    }
+
+    /// The main module's default export (`undefined` when it has none).
+    pub fn default_export(&mut self, namespace: &v8::Global<v8::Object>) -> v8::Global<v8::Value> {
+        deno_core::scope!(scope, self.runtime);
+        let namespace = v8::Local::new(scope, namespace);
+        let key = v8::String::new(scope, "default").expect("short string");
+        let value = namespace
+            .get(scope, key.into())
+            .unwrap_or_else(|| v8::undefined(scope).into());
+        v8::Global::new(scope, value)
+    }
+
+    /// Evaluates `code` as the main module named `specifier` and returns its
+    /// default export as a string (for modules that export JSON).
+    pub async fn evaluate_to_string(
+        &mut self,
+        specifier: &ModuleSpecifier,
+        code: &str,
+    ) -> anyhow::Result<String> {
+        let namespace = self.import_main(specifier, Some(code)).await?;
+        let value = self.default_export(&namespace);
+        deno_core::scope!(scope, self.runtime);
+        Ok(v8::Local::new(scope, value).to_rust_string_lossy(scope))
+    }
+
     /// Loads and evaluates `specifier` as a side module (e.g. the Node
     /// globals shim), before the main module.
     pub async fn import_side(&mut self, specifier: &ModuleSpecifier) -> anyhow::Result<()> {

@@ -11,7 +11,7 @@ mod axum_row;
 mod hyper_row;
 mod server;
 
-pub use server::{start, NativeServer};
+pub use server::start;
 
 /// A built-in scenario a native row implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

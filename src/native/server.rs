@@ -5,30 +5,14 @@
 use std::net::TcpListener;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::watch;
 
 use super::{axum_row, hyper_row, Scenario};
-use crate::adapter::{http1_builder, ServeConfig};
-
-/// A running native server.
-pub struct NativeServer {
-    stop: watch::Sender<bool>,
-    workers: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl NativeServer {
-    /// Stops accepting, lets open connections finish (2 s at most), joins.
-    pub fn shutdown(self) {
-        let _ = self.stop.send(true);
-        for worker in self.workers {
-            let _ = worker.join();
-        }
-    }
-}
+use crate::adapter::{http1_builder, ServeConfig, Workers};
 
 /// Starts `framework` (hyper or axum) serving `scenario` on `listener`.
 pub fn start(
@@ -36,31 +20,20 @@ pub fn start(
     scenario: &str,
     listener: TcpListener,
     config: ServeConfig,
-) -> anyhow::Result<NativeServer> {
+) -> anyhow::Result<Workers> {
     let scenario = Scenario::from_name(scenario).ok_or_else(|| {
         anyhow!("native rows implement only the built-in scenarios hello, param and mw, not '{scenario}'")
     })?;
     if !super::FRAMEWORKS.contains(&framework) {
         return Err(anyhow!("'{framework}' is not a native framework (hyper, axum)"));
     }
-    let (stop, shutdown) = watch::channel(false);
-    let mut workers = Vec::new();
-    for index in 0..config.workers.max(1) {
-        let listener = listener
-            .try_clone()
-            .context("failed to share the listening socket")?;
-        let (config, shutdown, framework) = (config.clone(), shutdown.clone(), framework.to_owned());
-        let thread = std::thread::Builder::new()
-            .name(format!("fwbench-native-{index}"))
-            .spawn(move || {
-                if let Err(error) = worker(&framework, scenario, listener, &config, shutdown) {
-                    eprintln!("fwbench: native worker failed: {error:#}");
-                }
-            })
-            .context("failed to spawn a worker thread")?;
-        workers.push(thread);
-    }
-    Ok(NativeServer { stop, workers })
+    let framework = framework.to_owned();
+    let workers = config.workers;
+    Workers::spawn(&listener, workers, "fwbench-native", move |listener, shutdown| {
+        if let Err(error) = worker(&framework, scenario, listener, &config, shutdown) {
+            eprintln!("fwbench: native worker failed: {error:#}");
+        }
+    })
 }
 
 fn worker(

@@ -4,7 +4,7 @@
 //! import their frameworks lazily, are never called.
 
 use anyhow::Context;
-use deno_core::{v8, ModuleSpecifier};
+use deno_core::ModuleSpecifier;
 use serde::{Deserialize, Serialize};
 
 use super::ScenarioRef;
@@ -94,27 +94,17 @@ pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
         ..EngineOptions::default()
     };
     let mut engine = Engine::new(&options, Vec::new())?;
-    for side in engine::default_preload() {
-        engine.import_side(&side).await?;
-    }
+    engine.preload(&engine::default_preload()).await?;
     let main =
         ModuleSpecifier::parse(&format!("fwbench:///main/{}/describe.js", scenario.name)).expect("valid URL");
     let code = format!(
         "import * as scenario from {};\n{DESCRIBE}",
         serde_json::Value::String(scenario.url.to_string())
     );
-    let namespace = engine
-        .import_main(&main, Some(&code))
+    let json = engine
+        .evaluate_to_string(&main, &code)
         .await
         .with_context(|| format!("scenario '{}' ({}) failed to load", scenario.name, scenario.url))?;
-    let runtime = engine.runtime();
-    deno_core::scope!(scope, runtime);
-    let namespace = v8::Local::new(scope, namespace);
-    let key = v8::String::new(scope, "default").expect("short string");
-    let json = namespace
-        .get(scope, key.into())
-        .map(|value| value.to_rust_string_lossy(scope))
-        .unwrap_or_default();
     let mut info: ScenarioInfo = serde_json::from_str(&json)
         .with_context(|| format!("scenario '{}' exports data fwbench cannot read", scenario.name))?;
     info.name = scenario.name.clone();

@@ -3,7 +3,6 @@
 //! that fail their rows while the run completes, and `fwbench compare`.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::path::{Path, PathBuf};
