@@ -21,6 +21,10 @@ use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, Reques
 use crate::report::{self, BenchReport, Percentiles, Pinning, Round, RowKind, ToolInfo};
 use crate::scenario::{self, ScenarioInfo};
 
+/// Load-generator CPU use (per thread, of wall time) above which a row's
+/// figure is flagged as possibly client-bound.
+const CLIENT_SATURATION: f64 = 0.9;
+
 /// A row being measured: its server and what to send it.
 struct LiveRow {
     framework: &'static str,
@@ -126,6 +130,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let measurements = live.len() * args.rounds as usize;
     let progress = Progress::new(measurements, args.duration + args.warmup);
     let mut step = 0;
+    let load_threads = load_cpus.len().max(1);
+    let mut saturated: Vec<(&str, String)> = Vec::new();
     'rounds: for round in 0..args.rounds {
         for row in live.iter_mut() {
             if cancel.load(Ordering::Relaxed) {
@@ -148,13 +154,26 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             {
                 continue;
             }
-            let outcome = measure(row, args, &cancel);
+            let outcome = measure(row, args, load_threads, &cancel);
             let entry = report.row_mut(row.framework, &row.scenario, row.kind);
             match outcome {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => break 'rounds,
                 Ok(measured) => {
                     entry.push_round(to_round(&measured));
+                    // Honesty about the client: a saturated load generator
+                    // measures itself, not the server.
+                    let busy = measured.client.process_cpu_per_wall / load_threads as f64;
+                    if busy > CLIENT_SATURATION && !saturated.contains(&(row.framework, row.scenario.clone()))
+                    {
+                        saturated.push((row.framework, row.scenario.clone()));
+                        report.warnings.push(format!(
+                            "{} / {}: the load generator used {:.0}% of its CPUs; the figure may be bounded by the client",
+                            row.framework,
+                            row.scenario,
+                            busy * 100.0
+                        ));
+                    }
                     match &mut row.histogram {
                         Some(all) => {
                             let _ = all.add(&measured.histogram);
@@ -246,7 +265,12 @@ fn start_and_validate(
 
 /// One measurement of a row: warm-up, then `--duration` of closed-loop load
 /// with every response validated.
-fn measure(row: &LiveRow, args: &BenchArgs, cancel: &Arc<AtomicBool>) -> anyhow::Result<LoadReport> {
+fn measure(
+    row: &LiveRow,
+    args: &BenchArgs,
+    threads: usize,
+    cancel: &Arc<AtomicBool>,
+) -> anyhow::Result<LoadReport> {
     let url = format!("http://{}{}", row.server.addr, row.info.request.path);
     let mut plan = LoadPlan::new(&url)?;
     plan.request = RequestSpec {
@@ -255,7 +279,7 @@ fn measure(row: &LiveRow, args: &BenchArgs, cancel: &Arc<AtomicBool>) -> anyhow:
         body: row.info.request.body.clone().unwrap_or_default().into_bytes(),
     };
     plan.connections = args.connections;
-    plan.threads = 1;
+    plan.threads = threads;
     plan.duration = Some(args.duration);
     plan.warmup = args.warmup;
     plan.progress = false;
