@@ -30,7 +30,7 @@ const THROUGHPUT_HEIGHT: u32 = 520;
 /// Height of each scenario's latency panel, px.
 const LATENCY_HEIGHT: u32 = 360;
 /// Height of the title strip, px.
-const TITLE_HEIGHT: u32 = 50;
+const TITLE_HEIGHT: u32 = 64;
 
 /// Scenario colours (Tableau 10: distinguishable, print-safe).
 const SCENARIO_COLORS: [RGBColor; 10] = [
@@ -82,15 +82,23 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary: &Summary) -> DrawResult {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    title.draw(&Text::new(
-        title_text(report),
-        (WIDTH as i32 / 2, TITLE_HEIGHT as i32 / 2),
-        ("sans-serif", 18)
-            .into_font()
-            .style(FontStyle::Bold)
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Center)),
-    ))?;
+    // Two lines: what produced the figures, then where; one line of both
+    // does not fit the chart's width.
+    let (tool, machine) = title_lines(report);
+    for (text, y, size, style) in [
+        (tool, 20, 18, FontStyle::Bold),
+        (machine, 46, 14, FontStyle::Normal),
+    ] {
+        title.draw(&Text::new(
+            text,
+            (WIDTH as i32 / 2, y),
+            ("sans-serif", size)
+                .into_font()
+                .style(style)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+    }
     if summary.frameworks.is_empty() {
         body.draw(&Text::new(
             "no rows in this report",
@@ -111,13 +119,14 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary
     Ok(())
 }
 
-/// "fwbench 0.1.0 · engine quickjs · CPU (N CPUs) · kernel · started".
-fn title_text(report: &BenchReport) -> String {
+/// ("fwbench 0.1.0 · engine quickjs", "CPU (N CPUs) · kernel · OS · started").
+fn title_lines(report: &BenchReport) -> (String, String) {
     let machine = &report.machine;
-    let mut parts = vec![
-        format!("fwbench {}", report.tool.fwbench_version),
-        format!("engine {}", report.tool.engine),
-    ];
+    let tool = format!(
+        "fwbench {} · engine {}",
+        report.tool.fwbench_version, report.tool.engine
+    );
+    let mut parts = Vec::new();
     if !machine.cpu_model.is_empty() {
         parts.push(format!("{} ({} CPUs)", machine.cpu_model, machine.logical_cpus));
     }
@@ -126,7 +135,7 @@ fn title_text(report: &BenchReport) -> String {
             parts.push(part.clone());
         }
     }
-    parts.join(" · ")
+    (tool, parts.join(" · "))
 }
 
 /// Left edge and width of bar `index` of `count` in the group of slot
