@@ -164,6 +164,11 @@ pub struct FrameworkSummary {
     /// `(mw - hello) / hello` in percent, from the medians; `None` when
     /// either row is missing, failed or without rounds.
     pub mw_vs_hello_pct: Option<f64>,
+    /// What the chain adds to each request, in µs of the server's time:
+    /// `1e6/mw - 1e6/hello` from the medians (one worker serves requests
+    /// one at a time, so the inverse throughput is its time per request).
+    /// Unlike the percentage, it does not depend on the framework's floor.
+    pub mw_cost_us: Option<f64>,
 }
 
 /// Every derived figure of a report.
@@ -221,14 +226,17 @@ impl Summary {
                     .iter()
                     .find(|r| &r.framework == framework)
                     .map_or(RowKind::Js, |r| r.kind);
-                let mw_vs_hello_pct = match (medians(HELLO), medians(MW)) {
-                    (Some(hello), Some(mw)) if hello > 0.0 => Some((mw - hello) / hello * 100.0),
-                    _ => None,
+                let (mw_vs_hello_pct, mw_cost_us) = match (medians(HELLO), medians(MW)) {
+                    (Some(hello), Some(mw)) if hello > 0.0 && mw > 0.0 => {
+                        (Some((mw - hello) / hello * 100.0), Some(1e6 / mw - 1e6 / hello))
+                    }
+                    _ => (None, None),
                 };
                 FrameworkSummary {
                     framework: framework.clone(),
                     kind,
                     mw_vs_hello_pct,
+                    mw_cost_us,
                 }
             })
             .collect();
@@ -407,6 +415,11 @@ mod tests {
         assert_eq!(pct("fastify"), Some(0.0));
         assert_eq!(pct("elysia"), None);
         assert!(summary.has_mw_vs_hello());
+        // The chain's cost per request: 1e6/9313 - 1e6/17904 µs.
+        let cost = |f: &str| summary.framework(f).and_then(|f| f.mw_cost_us);
+        let patched = cost("hono-patched").expect("both rows");
+        assert!((patched - 51.52).abs() < 0.01, "{patched}");
+        assert_eq!(cost("elysia"), None);
     }
 
     #[test]

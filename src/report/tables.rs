@@ -165,6 +165,7 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
     columns.extend(summary.scenarios.iter().map(|s| (s.as_str(), Align::Right)));
     if with_tax {
         columns.push(("mw vs hello", Align::Right));
+        columns.push(("chain µs/req", Align::Right));
     }
     let mut table = Table::new(&columns);
     for framework in &summary.frameworks {
@@ -185,8 +186,11 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
             cells.push(cell);
         }
         if with_tax {
-            let tax = summary.framework(framework).and_then(|f| f.mw_vs_hello_pct);
+            let framework = summary.framework(framework);
+            let tax = framework.and_then(|f| f.mw_vs_hello_pct);
             cells.push(tax.map_or(NONE.to_owned(), format::percent));
+            let cost = framework.and_then(|f| f.mw_cost_us);
+            cells.push(cost.map_or(NONE.to_owned(), |us| format!("{us:+.1}")));
         }
         table.push(cells);
     }
