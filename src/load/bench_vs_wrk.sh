@@ -13,7 +13,13 @@
 # most $RETRIES times); the medians use undisturbed rounds only.
 #
 # Output: one CSV line per run, then the median of the per-round ratios
-# fwbench/wrk for requests/s and p50 latency.
+# fwbench/wrk for requests/s and p50 latency. Each line also has the mean
+# latency and the mean concurrency it implies (Little's law: requests/s x
+# mean latency): wrk writes a connection's next request only on its next
+# event-loop turn, so under load its connections sit idle part of the time
+# and fewer than 50 requests are in flight, which lowers its latency.
+# FW_CONNECTIONS sets fwbench's -c (default 50) to compare at wrk's
+# effective concurrency.
 #
 # Usage: src/load/bench_vs_wrk.sh [ROUNDS=3] [DURATION=10s] [PORT=18080]
 # Needs: cargo build --release; wrk (Debian package `wrk`); taskset; GNU time.
@@ -23,6 +29,7 @@ DURATION=${2:-10s}
 PORT=${3:-18080}
 BIN=${BIN:-target/release/fwbench}
 MAX_OTHERS=${MAX_OTHERS:-0.5}
+FW_CONNECTIONS=${FW_CONNECTIONS:-50}
 RETRIES=${RETRIES:-3}
 URL="http://127.0.0.1:$PORT/"
 OUT=$(mktemp -d)
@@ -46,34 +53,37 @@ to_us() {
            else if (v ~ /s$/) { sub(/s$/,"",v); print v*1000000 } }'
 }
 
-# run TOOL: runs one client, prints "rps,p50_us,others_cpu_s".
+# run TOOL: runs one client, prints "rps,p50_us,mean_us,concurrency,others_cpu_s".
 run() {
     b0=$(busy); s0=$(server_cpu)
     if [ "$1" = fwbench ]; then
         /usr/bin/time -f "%U %S" -o "$OUT/time" taskset -c 1 \
-            "$BIN" load "$URL" -c 50 -d "$DURATION" --json --no-progress >"$OUT/fw.json" || true
+            "$BIN" load "$URL" -c "$FW_CONNECTIONS" -d "$DURATION" --json --no-progress >"$OUT/fw.json" || true
         rps=$(sed -n 's/^ *"requests_per_sec": *\([0-9.]*\).*/\1/p' "$OUT/fw.json" | head -1)
         p50=$(sed -n 's/^ *"p50_us": *\([0-9.]*\).*/\1/p' "$OUT/fw.json" | head -1)
+        mean=$(sed -n 's/^ *"mean_us": *\([0-9.]*\).*/\1/p' "$OUT/fw.json" | head -1)
     else
         /usr/bin/time -f "%U %S" -o "$OUT/time" taskset -c 1 \
             wrk -t1 -c50 -d"$DURATION" --latency "$URL" >"$OUT/wrk.txt"
         rps=$(awk '/^Requests\/sec:/ {print $2}' "$OUT/wrk.txt")
         p50=$(awk '$1 == "50%" {print $2}' "$OUT/wrk.txt" | to_us)
+        mean=$(awk '$1 == "Latency" && NF > 4 {print $2}' "$OUT/wrk.txt" | to_us)
     fi
     b1=$(busy); s1=$(server_cpu)
     others=$(awk -v b="$((b1 - b0))" -v s="$((s1 - s0))" -v hz="$HZ" \
         '{ printf "%.2f", (b - s) / hz - ($1 + $2) }' "$OUT/time")
-    echo "$rps,$p50,$others"
+    conc=$(awk -v r="$rps" -v m="$mean" 'BEGIN { printf "%.1f", r * m / 1e6 }')
+    echo "$rps,$p50,$mean,$conc,$others"
 }
 
-echo "round,tool,requests_per_sec,p50_us,others_cpu_s,disturbed" | tee "$OUT/raw.csv"
+echo "round,tool,requests_per_sec,p50_us,mean_us,concurrency,others_cpu_s,disturbed" | tee "$OUT/raw.csv"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
     try=0
     while :; do
         if [ $((r % 2)) -eq 1 ]; then first=fwbench; second=wrk; else first=wrk; second=fwbench; fi
         a=$(run $first); b=$(run $second)
-        bad=$(echo "$a $b" | awk -v m="$MAX_OTHERS" -F'[ ,]' '{ print ($3 > m || $6 > m) ? "yes" : "no" }')
+        bad=$(echo "$a $b" | awk -v m="$MAX_OTHERS" -F'[ ,]' '{ print ($5 > m || $10 > m) ? "yes" : "no" }')
         echo "$r,$first,$a,$bad" | tee -a "$OUT/raw.csv"
         echo "$r,$second,$b,$bad" | tee -a "$OUT/raw.csv"
         try=$((try + 1))
@@ -82,7 +92,7 @@ while [ "$r" -le "$ROUNDS" ]; do
     r=$((r + 1))
 done
 
-awk -F, 'NR > 1 && $6 == "no" { rps[$1 "," $2] = $3; p50[$1 "," $2] = $4; rounds[$1] = 1 }
+awk -F, 'NR > 1 && $8 == "no" { rps[$1 "," $2] = $3; p50[$1 "," $2] = $4; rounds[$1] = 1 }
     END {
         n = 0
         for (r in rounds) { n++; rr[n] = rps[r ",fwbench"] / rps[r ",wrk"]; pr[n] = p50[r ",fwbench"] / p50[r ",wrk"] }
