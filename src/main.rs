@@ -3,7 +3,8 @@
 //! chain printed with `{:#}`).
 //!
 //! Exit status: 0 success; 1 error or nothing measured; 2 a load run whose
-//! figures were measured but is flagged (errors, non-2xx, mismatches).
+//! figures were measured but is flagged (errors, validation mismatches,
+//! Ctrl-C).
 
 mod cli;
 
