@@ -4,7 +4,7 @@
 //!
 //! Exit status: 0 success; 1 an error (or a load run that measured
 //! nothing); 2 a load run whose figures were measured but are flagged
-//! (errors, non-2xx, mismatches).
+//! (errors, validation mismatches, Ctrl-C).
 
 use std::process::ExitCode;
 

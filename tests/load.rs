@@ -91,6 +91,19 @@ fn every_tenth_500_is_counted_and_never_a_success() {
 }
 
 #[test]
+fn an_expected_non_2xx_validates_but_is_no_success() {
+    let server = scripted(|_| Action::Respond(404, "nope", vec![]));
+    let mut p = count_plan(&server.url(), 100);
+    p.expect.status = Some(404);
+    let r = load::execute(&p).unwrap();
+    assert_eq!(r.responses, 100);
+    assert_eq!(r.mismatches_total, 0);
+    assert_eq!(r.successes, 0);
+    assert_eq!(r.successes_per_sec, 0.0);
+    assert_eq!(r.verdict(), Verdict::Clean);
+}
+
+#[test]
 fn dropped_connections_are_read_errors_and_the_run_goes_on() {
     let server = scripted(|i| if i % 5 == 4 { Action::Drop } else { ok() });
     let r = load::execute(&count_plan(&server.url(), 1000)).unwrap();

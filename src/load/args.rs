@@ -14,9 +14,9 @@ use std::time::Duration;
 /// Flags of `fwbench load URL [options]`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
-Exit status: 0 when every measured response was a validated 2xx and no request failed; \
-2 when figures were measured but the run is flagged (errors, non-2xx or validation \
-mismatches); 1 when nothing could be measured or the input was bad.
+Exit status: 0 when every measured response passed validation (by default: any 2xx) and \
+no request failed; 2 when figures were measured but the run is flagged (errors, validation \
+mismatches, or Ctrl-C); 1 when nothing could be measured or the input was bad.
 
 Load only ever goes to loopback (127.0.0.0/8 or ::1), and every run is bounded: \
 by -d or -n, and by a hard cap of one hour.")]

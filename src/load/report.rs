@@ -92,7 +92,8 @@ pub struct LoadReport {
     pub warmup_excluded: u64,
     /// Why the figures may not mean what they seem.
     pub warnings: Vec<String>,
-    /// Whether the run had errors, non-2xx responses or mismatches.
+    /// Whether the run had errors or validation mismatches (any unexpected
+    /// status included), or was interrupted.
     pub flagged: bool,
     /// Whether the run was stopped early (Ctrl-C).
     pub interrupted: bool,
@@ -156,9 +157,10 @@ pub struct ConcurrencyReport {
 /// How a run ended, for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Every measured response a validated 2xx, no errors.
+    /// Every measured response passed validation, no errors.
     Clean,
-    /// Figures were measured, but with errors, non-2xx or mismatches.
+    /// Figures were measured, but with errors, mismatches (an unexpected
+    /// status included) or an interruption.
     Flagged,
     /// Not one response was measured.
     NothingMeasured,
@@ -277,7 +279,10 @@ impl LoadReport {
             },
             warmup_excluded: c.warmup,
             warnings: Vec::new(),
-            flagged: errors_total > 0 || mismatches_total > 0 || c.successes < c.responses,
+            // A non-2xx is never a success, but it flags the run only when
+            // it was not expected (without --expect-status every non-2xx is
+            // a status mismatch).
+            flagged: errors_total > 0 || mismatches_total > 0,
             interrupted: false,
             histogram: c.latency,
         };
