@@ -160,7 +160,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => break 'rounds,
                 Ok(measured) => {
-                    entry.push_round(to_round(&measured));
+                    entry.push_round(to_round(&measured, row.info.expect.status));
                     // Honesty about the client: a saturated load generator
                     // measures itself, not the server.
                     let busy = measured.client.process_cpu_per_wall / load_threads as f64;
@@ -307,12 +307,28 @@ fn measure(
     Ok(load::execute_until(&plan, cancel.clone())?)
 }
 
-fn to_round(measured: &LoadReport) -> Round {
+/// A measurement as a report round. A success is a validated answer: for
+/// the usual 2xx expectation the load generator's own count; for a
+/// scenario that expects another status (say 404), every answer that
+/// passed validation, and only other statuses count against the row.
+fn to_round(measured: &LoadReport, expected_status: u16) -> Round {
     let latency = &measured.latency;
+    let expects_2xx = (200..300).contains(&expected_status);
+    let successes = if expects_2xx {
+        measured.successes
+    } else {
+        measured.responses.saturating_sub(measured.mismatches_total)
+    };
     let non_2xx = measured
         .status
         .iter()
-        .filter(|(code, _)| !(200..300).contains(*code))
+        .filter(|(code, _)| {
+            if expects_2xx {
+                !(200..300).contains(*code)
+            } else {
+                **code != expected_status
+            }
+        })
         .map(|(_, n)| n)
         .sum();
     Round {
@@ -322,7 +338,7 @@ fn to_round(measured: &LoadReport) -> Round {
         ..Round::new(
             measured.measured_s,
             measured.responses,
-            measured.successes,
+            successes,
             Percentiles {
                 mean: latency.mean_us,
                 stdev: latency.stdev_us,

@@ -217,3 +217,33 @@ fn compare_prints_ratios_between_two_reports() {
     let hyper = stdout.lines().find(|l| l.contains("hyper")).unwrap();
     assert!(hyper.contains("1.00"), "{stdout}");
 }
+
+#[test]
+fn a_scenario_that_expects_a_404_counts_its_validated_answers() {
+    let dir = scratch("bench-not-found");
+    let out = fwbench([
+        "bench",
+        "--scenario",
+        fixture("bench/not-found.js").to_str().unwrap(),
+        "--frameworks",
+        "s200",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "100ms",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = read_json(&dir.join("report.json"));
+    let round = &report["rows"][0]["rounds"][0];
+    assert!(round["rps_ok"].as_f64().unwrap() > 0.0, "{round:#}");
+    assert_eq!(round["successes"], round["requests"], "{round:#}");
+    assert_eq!(
+        round["non_2xx"], 0,
+        "404s are what this scenario expects: {round:#}"
+    );
+    assert_eq!(round["mismatches"], 0, "{round:#}");
+}
