@@ -1,7 +1,7 @@
 // scenarios/hello.js: the floor. One route, no middleware: GET / answers
 // {"message":"hello"} as JSON in every framework. It measures routing
 // dispatch plus the adapter, the row every published benchmark shows
-// (../../shared/reference/the-unwind-tax.txt, "The floor is not your app").
+// (docs/unwind-tax.md).
 // Format: scenarios/README.md.
 
 export const description = 'GET / answers {"message":"hello"} as JSON, no middleware';

@@ -1,6 +1,5 @@
-// scenarios/mw.js: the reference's five-link middleware chain
-// (../../shared/reference/the-unwind-tax.txt, "The shapes"). Each framework
-// runs it in its own idiom, exactly as the reference shows: every link reads
+// scenarios/mw.js: the five-link middleware chain of docs/unwind-tax.md. Each framework
+// runs it in its own idiom, as docs/unwind-tax.md describes: every link reads
 // the x-test request header and sets x-mw-<i> on the response, and the third
 // also stores a performance.now() delta in the per-request context. s200 and
 // hono write after the handler ran (s200 in place, hono through c.header(),

@@ -1,4 +1,4 @@
-//! Integration tests of the main job (issue 6): `fwbench check` over the
+//! Integration tests of the main job: `fwbench check` over the
 //! whole matrix, a short `fwbench bench` and its reports, broken scenarios
 //! that fail their rows while the run completes, and `fwbench compare`.
 

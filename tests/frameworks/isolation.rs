@@ -1,6 +1,6 @@
 //! hono-patched replaces its runtime's global Request and Response with
 //! @hono/node-server's lightweight classes (overrideGlobalObjects). That
-//! replacement must stay inside that runtime (issue 5): another runtime in
+//! replacement must stay inside that runtime: another runtime in
 //! the same process, and another row's process, keep the platform classes.
 
 use std::thread::sleep;

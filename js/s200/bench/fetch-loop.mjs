@@ -1,6 +1,6 @@
 /**
  * In-process fetch-loop benchmark: s200, s200-light and hono on the
- * reference's hello and mw apps (../../../shared/reference/the-unwind-tax.txt).
+ * hello and mw apps of fwbench's scenarios (docs/unwind-tax.md).
  * A benchmark, not a test; run it on Node >= 20:
  *
  *     node js/s200/bench/fetch-loop.mjs [--rounds 15] [--ms 150] [--read-body]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Benchmark for issue 5 (not a test): per framework, start-up time (process
+"""Benchmark (not a test): per framework, start-up time (process
 start to first good response, median of N fresh processes) and hello req/s
 with 1 worker pinned to CPU 0 and `wrk -t1 -c50 -d10s` pinned to CPU 1.
 
-Usage: src/bench/frameworks_startup.py [STARTS=5] [DURATION=10s]
+Usage: benches/frameworks-startup.py [STARTS=5] [DURATION=10s]
 Needs: cargo build --release; wrk (Debian package `wrk`); taskset.
 """
 import statistics

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark of the load generator against wrk (issue 3), not a test.
+# Benchmark of the load generator against wrk, not a test.
 #
 # The native hyper hello server runs pinned to CPU 0; `fwbench load -c 50`
 # and `wrk -t1 -c50` run pinned to CPU 1, alternating and reversing the
@@ -21,7 +21,7 @@
 # FW_CONNECTIONS sets fwbench's -c (default 50) to compare at wrk's
 # effective concurrency.
 #
-# Usage: src/load/bench_vs_wrk.sh [ROUNDS=3] [DURATION=10s] [PORT=18080]
+# Usage: benches/load-vs-wrk.sh [ROUNDS=3] [DURATION=10s] [PORT=18080]
 # Needs: cargo build --release; wrk (Debian package `wrk`); taskset; GNU time.
 set -eu
 ROUNDS=${1:-3}

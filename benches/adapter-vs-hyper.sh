@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark of the embedded host and adapter (issue 2), not a test.
+# Benchmark of the embedded host and adapter, not a test.
 #
 # The bare app (tests/fixtures/hello/app.js: new Response of the hello JSON)
 # served by `fwbench serve` with 1 worker, and the native hyper row serving
@@ -8,7 +8,7 @@
 # server process each time. Prints one CSV line per run, the medians and
 # the median of the per-round ratios JS/native.
 #
-# Usage: src/adapter/bench_vs_hyper.sh [ROUNDS=3] [DURATION=10s] [PORT=18090]
+# Usage: benches/adapter-vs-hyper.sh [ROUNDS=3] [DURATION=10s] [PORT=18090]
 # Needs: cargo build --release; wrk (Debian package `wrk`); taskset.
 set -eu
 ROUNDS=${1:-3}
