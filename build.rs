@@ -38,8 +38,9 @@ const RECORDED_CRATES: &[&str] = &[
 const DENO_JS_CRATES: &[&str] = &["deno_webidl", "deno_web", "deno_fetch"];
 
 fn main() {
-    record_versions();
-    embed_deno_sources();
+    let locked = locked_packages();
+    record_versions(&locked);
+    embed_deno_sources(&locked);
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut entries = Vec::new();
     for (dir, prefix) in TREES {
@@ -89,24 +90,33 @@ fn collect(base: &Path, dir: &Path, prefix: &str, entries: &mut Vec<(String, Pat
     }
 }
 
-/// Exposes the locked versions of RECORDED_CRATES as `FWBENCH_DEP_<NAME>`
-/// compile-time variables (read with `env!`/`option_env!`).
-fn record_versions() {
+/// (name, version) of every package in Cargo.lock.
+fn locked_packages() -> Vec<(String, String)> {
     let lock = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let Ok(text) = fs::read_to_string(&lock) else {
-        return;
+        return Vec::new();
     };
+    let mut packages = Vec::new();
     let mut name = None;
     for line in text.lines() {
         if let Some(value) = line.strip_prefix("name = ") {
             name = Some(value.trim_matches('"').to_owned());
         } else if let (Some(value), Some(current)) = (line.strip_prefix("version = "), name.take()) {
-            if RECORDED_CRATES.contains(&current.as_str()) {
-                let key = current.to_ascii_uppercase().replace('-', "_");
-                println!("cargo:rustc-env=FWBENCH_DEP_{key}={}", value.trim_matches('"'));
-            }
+            packages.push((current, value.trim_matches('"').to_owned()));
+        }
+    }
+    packages
+}
+
+/// Exposes the locked versions of RECORDED_CRATES as `FWBENCH_DEP_<NAME>`
+/// compile-time variables (read with `env!`/`option_env!`).
+fn record_versions(locked: &[(String, String)]) {
+    for (name, version) in locked {
+        if RECORDED_CRATES.contains(&name.as_str()) {
+            let key = name.to_ascii_uppercase().replace('-', "_");
+            println!("cargo:rustc-env=FWBENCH_DEP_{key}={version}");
         }
     }
 }
@@ -119,42 +129,36 @@ fn record_versions() {
 /// a built fwbench does not need the cargo registry, this writes
 /// `$OUT_DIR/deno_sources.rs`: (that same absolute path, contents) for every
 /// .js file of those crates, which `engine::extensions` swaps in. The paths
-/// come from `cargo metadata`, i.e. wherever cargo compiled the crates from
-/// (registry or vendored sources).
-fn embed_deno_sources() {
+/// are the locked versions' folders in cargo's registry sources, where cargo
+/// compiled them from. (`cargo metadata --offline` cannot be used: on a
+/// fresh machine it fails on packages only other platforms or the tests
+/// need, which a release build never downloads.)
+fn embed_deno_sources(locked: &[(String, String)]) {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("deno_sources.rs");
     let mut table = String::from(
         "/// (absolute path, contents) of the Web API crates' JS.\npub static FILES: &[(&str, &str)] = &[\n",
     );
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let metadata = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .output();
-    let packages = metadata
-        .ok()
-        .filter(|output| output.status.success())
-        .and_then(|output| serde_json::from_slice::<serde_json::Value>(&output.stdout).ok())
-        .and_then(|json| json["packages"].as_array().cloned())
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let registries: Vec<PathBuf> = cargo_home
+        .and_then(|home| fs::read_dir(home.join("registry/src")).ok())
+        .map(|dirs| dirs.flatten().map(|dir| dir.path()).collect())
         .unwrap_or_default();
     let mut found = 0;
-    for package in &packages {
-        let Some(name) = package["name"].as_str() else {
-            continue;
-        };
-        if !DENO_JS_CRATES.contains(&name) {
-            continue;
-        }
-        let Some(manifest) = package["manifest_path"].as_str() else {
-            continue;
-        };
-        let dir = Path::new(manifest).parent().expect("a manifest has a directory");
-        let Ok(entries) = fs::read_dir(dir) else { continue };
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|entry| entry.path())
+    for (name, version) in locked.iter().filter(|(name, _)| DENO_JS_CRATES.contains(&name.as_str())) {
+        let dirs = registries
+            .iter()
+            .map(|registry| registry.join(format!("{name}-{version}")))
+            .filter(|dir| dir.is_dir());
+        let mut files: Vec<PathBuf> = dirs
+            .filter_map(|dir| fs::read_dir(dir).ok())
+            .flat_map(|entries| entries.flatten().map(|entry| entry.path()))
             .filter(|path| path.extension().is_some_and(|ext| ext == "js"))
             .collect();
+        if files.is_empty() {
+            continue;
+        }
         files.sort();
         for file in files {
             table.push_str(&format!(
@@ -166,7 +170,7 @@ fn embed_deno_sources() {
         found += 1;
     }
     if found < DENO_JS_CRATES.len() {
-        println!("cargo:warning=could not locate the JS of {DENO_JS_CRATES:?} with cargo metadata; the binary will read it from the cargo registry at run time");
+        println!("cargo:warning=could not find the JS of {DENO_JS_CRATES:?} in cargo's registry sources; the binary will read it from the cargo registry at run time");
     }
     table.push_str("];\n");
     fs::write(out, table).expect("write deno_sources.rs");
