@@ -30,6 +30,7 @@ const RECORDED_CRATES: &[&str] = &[
     "hyper",
     "axum",
     "tokio",
+    "v8",
     "v8x",
 ];
 

@@ -7,9 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .ci/setup.sh
+# The engine setup.sh built: every cargo command below must use the same
+# features and archive, or it would build the engine again.
+. .ci/engine.sh
+choose_engine
 
-printf '\n== cargo test (release)\n' >&2
-cargo test --release --locked
+printf '\n== cargo test (release, engine %s)\n' "$ENGINE" >&2
+# shellcheck disable=SC2086 # ENGINE_FEATURES is a list of flags
+cargo test --release --locked $ENGINE_FEATURES
 
 printf '\n== node --test (s200, runtime shims)\n' >&2
 node --test js/s200/ js/runtime/test/
@@ -19,4 +24,5 @@ target/release/fwbench test js/s200
 
 printf '\n== cargo fmt --check, cargo clippy -D warnings\n' >&2
 cargo fmt --check
-cargo clippy --release --locked --all-targets -- -D warnings
+# shellcheck disable=SC2086
+cargo clippy --release --locked --all-targets $ENGINE_FEATURES -- -D warnings

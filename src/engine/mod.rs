@@ -12,6 +12,14 @@
 //! All engine access goes through deno_core's API, so the QuickJS-ng backend
 //! (default) and V8 (feature `v8`) are a one-flag switch.
 
+#[cfg(all(feature = "v8", feature = "quickjs"))]
+compile_error!(
+    "the features `v8` and `quickjs` exclude each other: build QuickJS with \
+     `--no-default-features --features quickjs`"
+);
+#[cfg(not(any(feature = "v8", feature = "quickjs")))]
+compile_error!("choose a JS engine: the feature `v8` (the default) or `quickjs`");
+
 pub mod embedded;
 mod extensions;
 mod limits;
@@ -29,12 +37,33 @@ use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions,
 pub use extensions::embedded_source;
 pub use limits::{Interrupt, Watchdog};
 
-/// The JS engine this binary was built with, as reports and `--version` show it.
+/// The JS engine this binary was built with, as reports and `--version`
+/// show it: its version and the crates that bind it.
 pub fn engine_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let deno_core = option_env!("FWBENCH_DEP_DENO_CORE").unwrap_or("?");
+        if cfg!(feature = "v8") {
+            format!(
+                "V8 {} (rusty_v8 {}, deno_core {deno_core})",
+                v8::V8::get_version(),
+                option_env!("FWBENCH_DEP_V8").unwrap_or("?")
+            )
+        } else {
+            format!(
+                "QuickJS-ng (v8x {} quickjs backend, deno_core {deno_core})",
+                option_env!("FWBENCH_DEP_V8X").unwrap_or("?")
+            )
+        }
+    })
+}
+
+/// The short name of the engine (`v8` or `quickjs`), as its cargo feature.
+pub fn engine_id() -> &'static str {
     if cfg!(feature = "v8") {
-        "V8 (deno_core 0.413, rusty_v8)"
+        "v8"
     } else {
-        "QuickJS-ng (deno_core 0.413, v8x quickjs backend)"
+        "quickjs"
     }
 }
 
