@@ -4,7 +4,7 @@
 // also stores a performance.now() delta in the per-request context. s200 and
 // hono write after the handler ran (s200 in place, hono through c.header(),
 // which rebuilds the response); express, fastify and elysia write into a
-// header store that is serialized at the end. The reference's caveats apply:
+// header store that is serialized at the end. docs/unwind-tax.md's caveats apply:
 // idiomatic, not identical; work-equivalent.
 // Format: scenarios/README.md.
 

@@ -3,8 +3,8 @@ fwbench: host JavaScript web frameworks in embedded, sandboxed JS runtimes,
 serve them through hyper, and load-test them beside native Rust servers
 under identical conditions.
 
-Layout (see DESIGN.md):
-- [`engine`]: the embedded JS host (deno_core on QuickJS-ng), its Web
+Layout (docs/ARCHITECTURE.md has the whole picture):
+- [`engine`]: the embedded JS host (deno_core on V8 or QuickJS-ng), its Web
   globals, module loader, sandbox and limits;
 - [`adapter`]: the hyper server and its bridge into JS;
 - [`native`]: native Rust rows (hyper, axum);

@@ -1,7 +1,7 @@
 //! One ordinary app file per framework (tests/fixtures/frameworks/<name>/
 //! app.js, written as a user writes it: `import express from 'express'`,
 //! `export default app`), served by `fwbench serve APP`: GET / answers
-//! {"message":"hello"}, GET /user/:id the id, /mw runs the reference's
+//! {"message":"hello"}, GET /user/:id the id, /mw runs the mw scenario's
 //! five-link chain, and an unknown path is a 404.
 //!
 //! Each framework's own defaults are pinned here (content types, 404

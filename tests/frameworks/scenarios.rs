@@ -181,7 +181,7 @@ matrix! {
     elysia => "elysia",
 }
 
-/// The built-in three state the reference's shapes, with an app for every
+/// The built-in three state the shapes of docs/unwind-tax.md, with an app for every
 /// framework (hono-patched reuses hono's).
 #[test]
 fn builtin_scenarios_state_the_reference_shapes() {

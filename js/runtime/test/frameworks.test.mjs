@@ -1,6 +1,6 @@
 // The vendored frameworks served through fwbench's shims: express and
 // fastify through dispatchNode (as the host's adapter does), hono and
-// elysia through fetch. Each serves the reference scenarios (GET /,
+// elysia through fetch. Each serves the scenarios' shapes (GET /,
 // GET /user/:id, the five-link mw chain, a 404). express and fastify are
 // also compared with the same apps on real Node (real node:http server).
 import { test } from 'node:test';

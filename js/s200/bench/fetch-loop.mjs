@@ -40,7 +40,7 @@ const ROUNDS = opt('rounds', 15);
 const ROUND_MS = opt('ms', 150);
 const READ_BODY = args.includes('--read-body');
 
-// --- the apps, exactly as the reference writes them -----------------------
+// --- the apps, as fwbench's hello and mw scenarios write them -------------
 
 function s200Apps(m) {
   const app = m.createApp();
