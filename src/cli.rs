@@ -171,7 +171,14 @@ pub struct ServeArgs {
     /// Largest request head in bytes (431 or a closed connection past it).
     #[arg(long, default_value_t = 16 << 10)]
     pub max_header_bytes: usize,
-    /// How long a client may take to send the request head.
+    /// Most header lines in a request head (431 past it), whatever their
+    /// size; raising it costs an allocation per request.
+    #[arg(long, default_value_t = crate::adapter::DEFAULT_MAX_HEADERS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65535))]
+    pub max_headers: usize,
+    /// How long a client may take to send a request head once it has
+    /// started it (408 and close past it; an idle keep-alive connection is
+    /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
 }
