@@ -155,14 +155,18 @@ pub struct ServeArgs {
     /// Worker threads, each with its own JS runtime (isolate).
     #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
-    /// Answer 504 when a handler has not responded after this long.
+    /// Answer 504 when a handler has not responded after this long. Loading
+    /// the app (top-level await, an app's ready()) must finish within it too.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub handler_timeout: Duration,
-    /// Interrupt JS that runs this long without returning (answered 500).
+    /// Interrupt JS that runs this long without returning: a call or one turn
+    /// of the event loop, idle waiting excluded (answered 500; at load, a
+    /// load error).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub cpu_limit: Duration,
-    /// Heap limit per JS runtime in MiB; past it the runtime is rebuilt and
-    /// its in-flight requests answered 503.
+    /// Heap limit per JS runtime in MiB; past it the runtime is interrupted
+    /// (with half the limit, 16 to 256 MiB, of room to unwind in), rebuilt,
+    /// and its in-flight requests answered 503.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(8..=65536))]
     pub max_heap_mb: u32,
     /// Largest request body in bytes (413 past it).
