@@ -155,14 +155,18 @@ pub struct ServeArgs {
     /// Worker threads, each with its own JS runtime (isolate).
     #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
-    /// Answer 504 when a handler has not responded after this long.
+    /// Answer 504 when a handler has not responded after this long. Loading
+    /// the app (top-level await, an app's ready()) must finish within it too.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub handler_timeout: Duration,
-    /// Interrupt JS that runs this long without returning (answered 500).
+    /// Interrupt JS that runs this long without returning: a call or one turn
+    /// of the event loop, idle waiting excluded (answered 500; at load, a
+    /// load error).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub cpu_limit: Duration,
-    /// Heap limit per JS runtime in MiB; past it the runtime is rebuilt and
-    /// its in-flight requests answered 503.
+    /// Heap limit per JS runtime in MiB; past it the runtime is interrupted
+    /// (with half the limit, 16 to 256 MiB, of room to unwind in), rebuilt,
+    /// and its in-flight requests answered 503.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(8..=65536))]
     pub max_heap_mb: u32,
     /// Largest request body in bytes (413 past it).
@@ -171,7 +175,14 @@ pub struct ServeArgs {
     /// Largest request head in bytes (431 or a closed connection past it).
     #[arg(long, default_value_t = 16 << 10)]
     pub max_header_bytes: usize,
-    /// How long a client may take to send the request head.
+    /// Most header lines in a request head (431 past it), whatever their
+    /// size; raising it costs an allocation per request.
+    #[arg(long, default_value_t = crate::adapter::DEFAULT_MAX_HEADERS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65535))]
+    pub max_headers: usize,
+    /// How long a client may take to send a request head once it has
+    /// started it (408 and close past it; an idle keep-alive connection is
+    /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
 }

@@ -1,6 +1,7 @@
 //! `fwbench serve`: validate the arguments, bind, start the workers (JS
 //! rows through the adapter, native rows through src/native) and run until
-//! Ctrl-C (or SIGTERM).
+//! Ctrl-C (or SIGTERM), which stops it within 3 s whatever app code is doing,
+//! while it loads as while it serves.
 
 use std::net::{SocketAddr, TcpListener};
 
@@ -27,6 +28,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         workers: args.workers.into(),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,
+        max_headers: args.max_headers,
         header_read_timeout: args.header_read_timeout,
         handler_timeout: args.handler_timeout,
     };
@@ -41,11 +43,31 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("failed to start the signal handler")?;
-    let stop = signals.block_on(async { stop_signal() })?;
+    let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
     let (display, kind, engine_name, workers) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
-            let server = adapter::start(listener, spec, config.clone())?;
+            // Loading runs app code, which may hang until a limit stops it:
+            // wait for it on another thread so a signal still stops us.
+            let (started_tx, started) = tokio::sync::oneshot::channel();
+            let config = config.clone();
+            std::thread::Builder::new()
+                .name("fwbench-start".into())
+                .spawn(move || {
+                    let _ = started_tx.send(adapter::start(listener, spec, config));
+                })
+                .context("failed to start the server")?;
+            let started = signals.block_on(async {
+                tokio::select! {
+                    started = started => Some(started),
+                    _ = stop.as_mut() => None,
+                }
+            });
+            let server = match started {
+                Some(Ok(started)) => started?,
+                Some(Err(_)) => bail!("the server stopped before the app was loaded"),
+                None => bail!("stopped by a signal while {display} was still loading"),
+            };
             (
                 display,
                 format!("{} app", server.kind),
@@ -66,7 +88,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     );
     signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
-    workers.shutdown();
+    let left_running = workers.shutdown();
+    if left_running > 0 {
+        eprintln!("fwbench: {left_running} worker(s) still running JS; exiting without them");
+    }
     Ok(())
 }
 
@@ -76,6 +101,7 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
         app_root,
         max_heap_bytes: (args.max_heap_mb as usize) << 20,
         cpu_limit: args.cpu_limit,
+        load_timeout: args.handler_timeout,
     };
     Ok(match (&args.app, &args.framework, &args.scenario) {
         (Some(app), _, _) => {

@@ -165,6 +165,21 @@ class Crypto {
 define("crypto", new Crypto());
 define("Crypto", Crypto);
 
+// Atomics.wait blocks the calling thread, and here that thread is a worker's
+// only one: no request, timer or 504 could run until it returns, and the
+// watchdog cannot interrupt a native wait. Browsers' main threads refuse it
+// the same way; Atomics.notify and the non-blocking operations stay.
+Object.defineProperty(Atomics, "wait", {
+  value: function wait() {
+    throw new TypeError(
+      "Atomics.wait cannot be called in fwbench: it would block the worker's only thread (as on a browser's main thread)",
+    );
+  },
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
 // Unhandled rejections are logged, not fatal: one request's stray promise
 // must not take the whole worker down.
 core.setUnhandledPromiseRejectionHandler((_promise, reason) => {

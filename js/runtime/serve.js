@@ -147,7 +147,14 @@ function sendStatic(id, status, headers, body) {
 
 /** Streams a ReadableStream body to Rust chunk by chunk. */
 async function sendStream(id, status, headers, stream) {
-  const sid = op_fwbench_respond_stream(id, status, headers);
+  let sid;
+  try {
+    sid = op_fwbench_respond_stream(id, status, headers);
+  } catch (error) {
+    // A head Rust refuses (a 1xx status, an invalid header): a 500, now.
+    fail(id, error);
+    return;
+  }
   const reader = stream.getReader();
   try {
     while (true) {

@@ -2,6 +2,8 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -13,8 +15,8 @@ use tokio::sync::mpsc;
 pub enum ResBody {
     /// The whole body (taken when sent).
     Full(Option<Bytes>),
-    /// Chunks as JS produces them; an `Err` aborts the response.
-    Stream(mpsc::Receiver<io::Result<Bytes>>),
+    /// Chunks as JS produces them.
+    Stream(StreamBody),
 }
 
 impl ResBody {
@@ -22,6 +24,48 @@ impl ResBody {
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
         Self::Full((!bytes.is_empty()).then_some(bytes))
+    }
+
+    /// A streamed body and the sender JS feeds it through.
+    pub fn stream(slack: usize) -> (Self, StreamSender) {
+        let (tx, rx) = mpsc::channel(slack);
+        let end = Arc::new(AtomicU8::new(OPEN));
+        let body = StreamBody { rx, end: end.clone() };
+        (Self::Stream(body), StreamSender { tx, end })
+    }
+}
+
+const OPEN: u8 = 0;
+const COMPLETE: u8 = 1;
+const FAILED: u8 = 2;
+
+/// The receiving end of a streamed body. How it ended is kept beside the
+/// channel, not in it, so a full channel cannot lose it: the body is
+/// complete only if JS said so; a failure in JS, or a sender dropped without
+/// a word (the runtime was torn down mid-stream), fails the body, and hyper
+/// then cuts the connection instead of writing the terminating chunk.
+pub struct StreamBody {
+    rx: mpsc::Receiver<Bytes>,
+    end: Arc<AtomicU8>,
+}
+
+/// The sending end of a streamed body; dropping it without
+/// [`StreamSender::finish`] fails the body.
+pub struct StreamSender {
+    tx: mpsc::Sender<Bytes>,
+    end: Arc<AtomicU8>,
+}
+
+impl StreamSender {
+    /// A sender for the same body (for one write in flight).
+    pub fn chunks(&self) -> mpsc::Sender<Bytes> {
+        self.tx.clone()
+    }
+
+    /// Ends the body: complete, or failed (the client sees a cut body).
+    pub fn finish(self, complete: bool) {
+        self.end
+            .store(if complete { COMPLETE } else { FAILED }, Ordering::Release);
     }
 }
 
@@ -32,9 +76,19 @@ impl Body for ResBody {
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<io::Result<Frame<Bytes>>>> {
         match self.get_mut() {
             Self::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Self::Stream(rx) => rx
-                .poll_recv(cx)
-                .map(|item| item.map(|chunk| chunk.map(Frame::data))),
+            Self::Stream(body) => {
+                if body.end.load(Ordering::Acquire) == FAILED {
+                    return Poll::Ready(Some(Err(io::Error::other("the response stream failed in JS"))));
+                }
+                match body.rx.poll_recv(cx) {
+                    Poll::Ready(Some(chunk)) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
+                    Poll::Ready(None) if body.end.load(Ordering::Acquire) == COMPLETE => Poll::Ready(None),
+                    Poll::Ready(None) => Poll::Ready(Some(Err(io::Error::other(
+                        "the response stream ended before JS completed it",
+                    )))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 

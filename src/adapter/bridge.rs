@@ -9,7 +9,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
-use std::io;
 use std::rc::Rc;
 use std::task::Waker;
 
@@ -19,9 +18,9 @@ use deno_error::JsErrorBox;
 use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::body::ResBody;
+use super::body::{ResBody, StreamSender};
 use super::ServeConfig;
 
 /// One request waiting for JS.
@@ -46,7 +45,9 @@ pub struct WorkerShared {
     queue: RefCell<VecDeque<u32>>,
     next_id: Cell<u32>,
     driver: RefCell<Option<Waker>>,
-    streams: RefCell<HashMap<u32, mpsc::Sender<io::Result<Bytes>>>>,
+    /// Streamed responses JS is still writing; dropping one (the runtime was
+    /// torn down) fails its body.
+    streams: RefCell<HashMap<u32, StreamSender>>,
 }
 
 /// The JS functions serve.js registers at bootstrap.
@@ -209,6 +210,13 @@ fn build_response(
         .ok()
         .and_then(|code| StatusCode::from_u16(code).ok())
         .ok_or_else(|| JsErrorBox::range_error(format!("invalid response status {status}")))?;
+    if status.is_informational() {
+        // hyper would send it as the final answer (a 101 with no upgrade).
+        return Err(JsErrorBox::range_error(format!(
+            "response status {} is informational (1xx): fwbench does not send 1xx responses or upgrades",
+            status.as_u16()
+        )));
+    }
     let mut response = Response::new(body);
     *response.status_mut() = status;
     let map = response.headers_mut();
@@ -226,6 +234,57 @@ fn build_response(
         map.append(name, value);
     }
     Ok(response)
+}
+
+/// A response with a complete body, for request `id`. An app-set
+/// `Content-Length` is checked against the body: hyper writes the body
+/// whole, so a wrong length would end the response early (the rest read as
+/// the next response on a keep-alive connection) or late (the next
+/// response swallowed). A mismatch is the app's error, as in Node
+/// (`ERR_HTTP_CONTENT_LENGTH_MISMATCH`), and answered 500.
+fn full_response(
+    shared: &WorkerShared,
+    id: u32,
+    status: u32,
+    headers: &[ByteString],
+    body: Bytes,
+) -> Result<Response<ResBody>, JsErrorBox> {
+    let length = body.len();
+    let response = build_response(status, headers, ResBody::full(body))?;
+    let head_request = shared
+        .with_slot(id, |slot| slot.method == Method::HEAD)
+        .unwrap_or(false);
+    check_content_length(&response, length, head_request)?;
+    Ok(response)
+}
+
+/// Whether `response`'s `Content-Length` values (if any) are numbers that
+/// frame a body of `length` bytes. A response to HEAD, and a 304, declare
+/// the length of a body they do not send, so only the number is checked.
+fn check_content_length(
+    response: &Response<ResBody>,
+    length: usize,
+    head_request: bool,
+) -> Result<(), JsErrorBox> {
+    for value in response.headers().get_all(http::header::CONTENT_LENGTH) {
+        let declared = std::str::from_utf8(value.as_bytes())
+            .ok()
+            .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|text| text.parse::<u64>().ok())
+            .ok_or_else(|| {
+                JsErrorBox::type_error(format!(
+                    "invalid content-length {:?}: not a number of bytes",
+                    String::from_utf8_lossy(value.as_bytes())
+                ))
+            })?;
+        let declares_only = head_request || response.status() == StatusCode::NOT_MODIFIED;
+        if !declares_only && declared != length as u64 {
+            return Err(JsErrorBox::type_error(format!(
+                "the response's content-length of {declared} bytes does not match its body of {length} bytes"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Registers serve.js's `handle` and `setApp` with the Rust side.
@@ -326,8 +385,9 @@ pub fn op_fwbench_respond_text(
     #[serde] headers: Vec<ByteString>,
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
-    let response = build_response(status, &headers, ResBody::full(body))?;
-    shared(state).reply(id, response);
+    let shared = shared(state);
+    let response = full_response(&shared, id, status, &headers, Bytes::from(body))?;
+    shared.reply(id, response);
     Ok(())
 }
 
@@ -340,8 +400,9 @@ pub fn op_fwbench_respond_bytes(
     #[serde] headers: Vec<ByteString>,
     #[buffer] body: JsBuffer,
 ) -> Result<(), JsErrorBox> {
-    let response = build_response(status, &headers, ResBody::full(Bytes::copy_from_slice(&body)))?;
-    shared(state).reply(id, response);
+    let shared = shared(state);
+    let response = full_response(&shared, id, status, &headers, Bytes::copy_from_slice(&body))?;
+    shared.reply(id, response);
     Ok(())
 }
 
@@ -356,8 +417,8 @@ pub fn op_fwbench_respond_stream(
     #[serde] headers: Vec<ByteString>,
 ) -> Result<u32, JsErrorBox> {
     // A few chunks of slack; past that, JS waits for the client.
-    let (tx, rx) = mpsc::channel(8);
-    let response = build_response(status, &headers, ResBody::Stream(rx))?;
+    let (body, tx) = ResBody::stream(8);
+    let response = build_response(status, &headers, body)?;
     let shared = shared(state);
     shared.streams.borrow_mut().insert(id, tx);
     shared.reply(id, response);
@@ -371,9 +432,13 @@ pub async fn op_fwbench_stream_write(
     #[smi] sid: u32,
     #[buffer] chunk: JsBuffer,
 ) -> bool {
-    let tx = shared(&state.borrow()).streams.borrow().get(&sid).cloned();
+    let tx = shared(&state.borrow())
+        .streams
+        .borrow()
+        .get(&sid)
+        .map(StreamSender::chunks);
     match tx {
-        Some(tx) => tx.send(Ok(Bytes::copy_from_slice(&chunk))).await.is_ok(),
+        Some(tx) => tx.send(Bytes::copy_from_slice(&chunk)).await.is_ok(),
         None => false,
     }
 }
@@ -381,9 +446,8 @@ pub async fn op_fwbench_stream_write(
 /// Ends a streamed response; `failed` aborts it (the client sees a cut body).
 #[op2(fast)]
 pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: bool) {
-    let tx = shared(state).streams.borrow_mut().remove(&sid);
-    if let (Some(tx), true) = (tx, failed) {
-        let _ = tx.try_send(Err(io::Error::other("the response stream failed in JS")));
+    if let Some(tx) = shared(state).streams.borrow_mut().remove(&sid) {
+        tx.finish(!failed);
     }
 }
 

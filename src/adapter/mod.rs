@@ -10,7 +10,7 @@ mod service;
 mod worker;
 
 use std::net::TcpListener;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 use deno_core::ModuleSpecifier;
@@ -27,6 +27,8 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// Largest request head (hyper's read buffer; 431 or close past it).
     pub max_header_bytes: usize,
+    /// Most header lines in a request head (431 past it).
+    pub max_headers: usize,
     /// How long a client may take to send the request head.
     pub header_read_timeout: Duration,
     /// How long a handler may take to respond (504 past it).
@@ -39,14 +41,19 @@ impl Default for ServeConfig {
             workers: 1,
             max_body_bytes: 1 << 20,
             max_header_bytes: 16 << 10,
+            max_headers: DEFAULT_MAX_HEADERS,
             header_read_timeout: Duration::from_secs(5),
             handler_timeout: Duration::from_secs(10),
         }
     }
 }
 
+/// The default of `--max-headers`: hyper's own, whose header array then
+/// lives on the stack; a larger limit costs an allocation per request.
+pub const DEFAULT_MAX_HEADERS: usize = 100;
+
 /// The HTTP/1.1 connection settings every server uses, JS rows and native
-/// rows alike: keep-alive, the request-head limit and the slow-client
+/// rows alike: keep-alive, the request-head limits and the slow-client
 /// timeout.
 pub fn http1_builder(config: &ServeConfig) -> hyper::server::conn::http1::Builder {
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -56,6 +63,9 @@ pub fn http1_builder(config: &ServeConfig) -> hyper::server::conn::http1::Builde
         // hyper's minimum read buffer is 8 KiB.
         .max_buf_size(config.max_header_bytes.max(8192))
         .keep_alive(true);
+    if config.max_headers != DEFAULT_MAX_HEADERS {
+        builder.max_headers(config.max_headers);
+    }
     builder
 }
 
@@ -74,6 +84,16 @@ pub struct AppSpec {
     /// Engine settings (module root, heap and CPU limits).
     pub engine: EngineOptions,
 }
+
+/// How long open connections get to finish their current request when the
+/// server stops.
+pub const DRAIN: Duration = Duration::from_millis(1500);
+
+/// How long [`Workers::shutdown`] waits for its threads: past it, a thread
+/// still inside JS (a runaway handler the CPU limit has not stopped yet) is
+/// left behind and the process exits without it. SIGTERM must stop `serve`
+/// within 3 s whatever JS does.
+pub const STOP_WITHIN: Duration = Duration::from_secs(2);
 
 /// Worker threads sharing one listening socket, stopped together. Used by
 /// the JS adapter and the native rows alike, so both run the same worker
@@ -123,13 +143,24 @@ impl Workers {
         self.threads.len()
     }
 
-    /// Stops accepting, lets open requests finish (2 s at most), and joins
-    /// the threads.
-    pub fn shutdown(self) {
+    /// Stops accepting, lets open requests finish ([`DRAIN`] at most), and
+    /// joins the threads that stop within [`STOP_WITHIN`]. Returns how many
+    /// did not (they are still running JS and are left to process exit).
+    pub fn shutdown(self) -> usize {
         let _ = self.stop.send(true);
+        let deadline = Instant::now() + STOP_WITHIN;
+        let mut left_running = 0;
         for thread in self.threads {
-            let _ = thread.join();
+            while !thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            } else {
+                left_running += 1;
+            }
         }
+        left_running
     }
 }
 

@@ -21,6 +21,24 @@ impl Drop for Forget<'_> {
     }
 }
 
+/// The authority of the URL the app sees: the request target's (absolute
+/// form), else the one `Host` header, else the listener's address. `Host`
+/// must be a plain `host[:port]`: it is spliced in front of the path, so
+/// anything else (`a/admin?`, `a#`, `user@a`, two headers) would let the
+/// client rewrite the path the app routes on. `None`: answer 400.
+fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str) -> Option<&'a str> {
+    if let Some(authority) = parts.uri.authority() {
+        return Some(authority.as_str());
+    }
+    let mut hosts = parts.headers.get_all(http::header::HOST).iter();
+    let Some(host) = hosts.next() else {
+        return Some(listener);
+    };
+    let host = host.to_str().ok()?;
+    let parsed: http::uri::Authority = host.parse().ok()?;
+    (hosts.next().is_none() && parsed.as_str() == host && !host.contains('@')).then_some(host)
+}
+
 /// Answers one request through the worker's JS app.
 pub async fn handle(
     shared: Rc<WorkerShared>,
@@ -37,11 +55,12 @@ pub async fn handle(
         }
     }
     let (parts, body) = request.into_parts();
-    let authority = parts
-        .headers
-        .get(http::header::HOST)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or(&host);
+    let Some(authority) = authority(&parts, &host) else {
+        return Ok(plain_response(
+            StatusCode::BAD_REQUEST,
+            "the Host header is not a host[:port]",
+        ));
+    };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = format!("http://{authority}{path}");
     let (tx, rx) = tokio::sync::oneshot::channel();

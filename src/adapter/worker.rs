@@ -27,8 +27,10 @@ use crate::engine::{Engine, Interrupt};
 
 /// A worker's JS side, ready to serve.
 struct Driver {
-    engine: Engine,
+    // Field order matters: the handle into the isolate must go before the
+    // engine disposes of it.
     handle: v8::Global<v8::Function>,
+    engine: Engine,
 }
 
 /// Why the driver stopped serving.
@@ -54,15 +56,14 @@ async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driv
         (fns.handle.clone(), fns.set_app.clone())
     };
     let default_export = engine.default_export(&namespace);
-    let runtime = engine.runtime();
-    let installed = runtime.call_with_args(&set_app, &[default_export]);
-    let kind = {
+    let installed = {
         let (runtime, watchdog) = engine.parts();
         let _in_js = watchdog.enter();
-        let kind = runtime
-            .with_event_loop_future(installed, PollEventLoopOptions::default())
-            .await
-            .map_err(|error| anyhow!("{error}"))?;
+        runtime.call_with_args(&set_app, &[default_export])
+    };
+    let kind = engine.settle(installed).await?;
+    let kind = {
+        let runtime = engine.runtime();
         deno_core::scope!(scope, runtime);
         v8::Local::new(scope, kind).to_rust_string_lossy(scope)
     };
@@ -194,23 +195,47 @@ async fn connection(
         let shared = shared.clone();
         service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
     };
-    let conn = super::http1_builder(config).serve_connection(TokioIo::new(stream), service);
-    tokio::pin!(conn);
+    let mut conn = super::http1_builder(config).serve_connection(TokioIo::new(stream), service);
     tokio::select! {
-        result = conn.as_mut() => {
-            if let Err(error) = result {
-                if !error.is_incomplete_message() && !error.is_closed() {
-                    // Malformed requests, header timeouts: hyper answered or
-                    // closed; nothing to do but note it when debugging.
-                    let _ = error;
-                }
+        result = &mut conn => {
+            // Malformed requests: hyper answered 4xx or closed. A header
+            // timeout hyper only closes; answer it here.
+            if result.as_ref().is_err_and(hyper::Error::is_timeout) {
+                request_timeout(conn.into_parts(), config.header_read_timeout).await;
             }
         }
         _ = shutdown.wait_for(|stop| *stop) => {
-            conn.as_mut().graceful_shutdown();
+            std::pin::Pin::new(&mut conn).graceful_shutdown();
             let _ = conn.await;
         }
     }
+}
+
+/// Answers 408 on a connection whose client started a request head but did
+/// not finish it within `--header-read-timeout`, then closes it. An idle
+/// keep-alive connection (nothing sent) is closed without a word, so a
+/// client sending its next request just then cannot take the 408 for its
+/// answer.
+async fn request_timeout<S>(
+    parts: hyper::server::conn::http1::Parts<TokioIo<tokio::net::TcpStream>, S>,
+    limit: Duration,
+) {
+    use tokio::io::AsyncWriteExt;
+    if parts.read_buf.is_empty() {
+        return;
+    }
+    let body = format!("the request head did not arrive within {limit:?}\n");
+    let response = format!(
+        "HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = parts.io.into_inner();
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// Runs one worker on the current thread until shutdown. `ready` receives
@@ -277,7 +302,7 @@ pub fn run(
                 while connections.try_join_next().is_some() {}
             }
             // Let open connections finish their current request.
-            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+            let _ = tokio::time::timeout(super::DRAIN, async {
                 while connections.join_next().await.is_some() {}
             })
             .await;

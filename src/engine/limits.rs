@@ -6,8 +6,13 @@
 //! terminates execution (an uncatchable interrupt in QuickJS, the same
 //! `terminate_execution` call on V8). The worker then answers 500 and goes
 //! on. Heap growth past `--max-heap-mb` is caught by the engine's
-//! near-heap-limit callback, which also terminates; the worker then rebuilds
-//! the runtime (see adapter), since a heap that full is not worth trusting.
+//! near-heap-limit callback, which also terminates and grants a bounded
+//! room to unwind; the worker then rebuilds the runtime (see adapter), since
+//! a heap that full is not worth trusting.
+//!
+//! "How long" counts only the time the worker is inside JS: the driver
+//! enters the watchdog around each call and each poll of the event loop,
+//! never across an idle wait (a timer, a pending promise).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -107,14 +112,19 @@ impl Watchdog {
     }
 
     /// A callback for `JsRuntime::add_near_heap_limit_callback`: terminates
-    /// execution and grants headroom so the engine can unwind instead of
-    /// aborting the process.
+    /// execution and grants a fixed amount of room to unwind in (see
+    /// [`unwind_ceiling`]). The room is counted from the initial limit, not
+    /// the current one, so calling again grants nothing more: on QuickJS the
+    /// next allocation past it fails (a real cap, the allocation is never
+    /// made), on V8 the isolate is out of memory. Granting `current * 2`
+    /// each time let a loop of large allocations double the heap until the
+    /// interrupt landed, gigabytes later.
     pub fn heap_limit_callback(&self) -> impl FnMut(usize, usize) -> usize + 'static {
         let shared = self.shared.clone();
-        move |current, _initial| {
+        move |current, initial| {
             shared.fired_heap.store(true, Ordering::Release);
             shared.handle.terminate_execution();
-            current.saturating_mul(2)
+            current.max(unwind_ceiling(initial))
         }
     }
 
@@ -130,6 +140,15 @@ impl Watchdog {
         }
         None
     }
+}
+
+/// The heap limit granted once the limit is reached: the initial limit plus
+/// room for the engine to unwind the terminated JS (half the limit, 16 to
+/// 256 MiB). On V8, termination lands at the next loop back-edge or call, so
+/// the room must hold one iteration's allocations; QuickJS adds its own
+/// eighth on top before an allocation fails.
+pub fn unwind_ceiling(initial: usize) -> usize {
+    initial.saturating_add((initial / 2).clamp(16 << 20, 256 << 20))
 }
 
 impl Drop for Watchdog {

@@ -27,11 +27,14 @@ pub mod loader;
 mod ops_host;
 mod sandbox;
 
+use std::future::{poll_fn, Future};
 use std::path::PathBuf;
+use std::pin::pin;
 use std::rc::Rc;
+use std::task::Poll;
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
 pub use extensions::embedded_source;
@@ -88,6 +91,9 @@ pub struct EngineOptions {
     pub max_heap_bytes: usize,
     /// How long JS may run without returning before it is interrupted.
     pub cpu_limit: Duration,
+    /// How long loading may take in all, idle waiting included (a top-level
+    /// await, an app's `ready()`), before it fails.
+    pub load_timeout: Duration,
 }
 
 impl Default for EngineOptions {
@@ -96,8 +102,20 @@ impl Default for EngineOptions {
             app_root: None,
             max_heap_bytes: 256 << 20,
             cpu_limit: Duration::from_secs(2),
+            load_timeout: Duration::from_secs(10),
         }
     }
+}
+
+/// How a future driven by [`Engine::settle`] ended, when it did not settle.
+enum Unsettled {
+    /// The event loop failed (an error thrown from a timer, a stalled
+    /// top-level await as deno_core reports it).
+    EventLoop(anyhow::Error),
+    /// Nothing is left to run, and the future is still pending.
+    Stalled,
+    /// The load timeout passed.
+    TimedOut,
 }
 
 /// One JS runtime (its own isolate) with its watchdog.
@@ -106,6 +124,7 @@ pub struct Engine {
     // must stop before the runtime is dropped.
     watchdog: Watchdog,
     runtime: JsRuntime,
+    load_timeout: Duration,
 }
 
 impl Engine {
@@ -125,7 +144,11 @@ impl Engine {
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::start(handle, options.cpu_limit);
         runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());
-        Ok(Self { watchdog, runtime })
+        Ok(Self {
+            watchdog,
+            runtime,
+            load_timeout: options.load_timeout,
+        })
     }
 
     /// The underlying deno_core runtime.
@@ -190,12 +213,7 @@ impl Engine {
     /// globals shim), before the main module.
     pub async fn import_side(&mut self, specifier: &ModuleSpecifier) -> anyhow::Result<()> {
         let id = self.runtime.load_side_es_module(specifier).await?;
-        let evaluation = self.runtime.mod_evaluate(id);
-        let _in_js = self.watchdog.enter();
-        self.runtime
-            .with_event_loop_future(evaluation, PollEventLoopOptions::default())
-            .await?;
-        Ok(())
+        self.evaluate(id).await
     }
 
     /// Loads and evaluates `specifier` as the main module (from `code` when
@@ -214,11 +232,89 @@ impl Engine {
             }
             None => self.runtime.load_main_es_module(specifier).await?,
         };
-        let evaluation = self.runtime.mod_evaluate(id);
-        let _in_js = self.watchdog.enter();
-        self.runtime
-            .with_event_loop_future(evaluation, PollEventLoopOptions::default())
-            .await?;
+        self.evaluate(id).await?;
         Ok(self.runtime.get_module_namespace(id)?)
+    }
+
+    /// Evaluates a loaded module: its synchronous top level (watched, so a
+    /// loop there is interrupted), then its top-level await.
+    async fn evaluate(&mut self, id: deno_core::ModuleId) -> anyhow::Result<()> {
+        let evaluation = {
+            let _in_js = self.watchdog.enter();
+            self.runtime.mod_evaluate(id)
+        };
+        // Interrupted in its synchronous part: the evaluation will never
+        // settle, so do not run the event loop for it.
+        if let Some(interrupt) = self.take_interrupt() {
+            return Err(self.interrupted(interrupt));
+        }
+        self.settle(evaluation).await
+    }
+
+    /// Why loading failed when `interrupt` stopped it.
+    fn interrupted(&self, interrupt: Interrupt) -> anyhow::Error {
+        match interrupt {
+            Interrupt::TimeLimit => anyhow!(
+                "it ran JS for longer than the CPU time limit ({:?}, --cpu-limit) without returning, \
+                 and was interrupted",
+                self.watchdog.limit()
+            ),
+            Interrupt::HeapLimit => {
+                anyhow!("it grew the JS heap past its limit (--max-heap-mb), and was interrupted")
+            }
+        }
+    }
+
+    /// Runs the event loop until `future` (a module evaluation, a promise
+    /// JS returned) settles, and returns its result. Each stretch of JS is
+    /// watched against the CPU limit, but idle waiting is not; the whole
+    /// wait is bounded by the load timeout. Fails, rather than waits
+    /// forever, when the event loop fails or has nothing left that could
+    /// settle the future.
+    pub async fn settle<T, E>(&mut self, future: impl Future<Output = Result<T, E>>) -> anyhow::Result<T>
+    where
+        E: Into<anyhow::Error>,
+    {
+        let mut future = pin!(future);
+        let mut deadline = pin!(tokio::time::sleep(self.load_timeout));
+        let (runtime, watchdog) = (&mut self.runtime, &self.watchdog);
+        let outcome = poll_fn(|cx| {
+            let in_js = watchdog.enter();
+            if let Poll::Ready(result) = future.as_mut().poll(cx) {
+                return Poll::Ready(Ok(result));
+            }
+            match runtime.poll_event_loop(cx, PollEventLoopOptions::default()) {
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(Unsettled::EventLoop(error.into()))),
+                // Nothing left to run: one last look before giving up.
+                Poll::Ready(Ok(())) => {
+                    return Poll::Ready(match future.as_mut().poll(cx) {
+                        Poll::Ready(result) => Ok(result),
+                        Poll::Pending => Err(Unsettled::Stalled),
+                    })
+                }
+                Poll::Pending => {}
+            }
+            drop(in_js);
+            match deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(Unsettled::TimedOut)),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+        if let Some(interrupt) = self.take_interrupt() {
+            return Err(self.interrupted(interrupt));
+        }
+        match outcome {
+            Ok(result) => result.map_err(Into::into),
+            Err(Unsettled::EventLoop(error)) => Err(error),
+            Err(Unsettled::Stalled) => Err(anyhow!(
+                "it awaits a promise that can never settle: nothing is left to run that could settle it"
+            )),
+            Err(Unsettled::TimedOut) => Err(anyhow!(
+                "it did not finish loading within {:?} (--handler-timeout): a top-level await or the app's \
+                 ready() never settled",
+                self.load_timeout
+            )),
+        }
     }
 }

@@ -247,3 +247,39 @@ fn a_scenario_that_expects_a_404_counts_its_validated_answers() {
     );
     assert_eq!(round["mismatches"], 0, "{round:#}");
 }
+
+#[test]
+fn a_scenario_that_loops_at_load_fails_its_rows_and_the_run_completes() {
+    let dir = scratch("bench-loops");
+    let out = common::fwbench_within(
+        [
+            "bench",
+            "--scenario",
+            fixture("bench/loops.js").to_str().unwrap(),
+            "--frameworks",
+            "s200,hyper",
+            "--duration",
+            "300ms",
+            "--warmup",
+            "100ms",
+            "--rounds",
+            "1",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        std::time::Duration::from_secs(60),
+    )
+    .expect("bench must not hang on a scenario that loops at load");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    let report = read_json(&dir.join("report.json"));
+    let s200 = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["framework"] == "s200" && r["scenario"] == "loops")
+        .unwrap_or_else(|| panic!("no s200/loops row: {report:#}"))
+        .clone();
+    let reason = s200["status"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("CPU time limit"), "{s200:#}");
+}

@@ -143,22 +143,59 @@ impl Server {
 
     /// Sends SIGINT (Ctrl-C) and waits for the process to exit.
     pub fn interrupt(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .expect("kill -INT");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "fwbench serve did not stop after Ctrl-C"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        signal(&self.child, "-INT");
+        wait_or_kill(&mut self.child, Duration::from_secs(10))
+            .expect("fwbench serve did not stop after Ctrl-C")
+    }
+
+    /// Sends SIGTERM and returns how long the process took to exit (it is
+    /// killed, and the test fails, if it takes more than 10 s).
+    pub fn terminate(mut self) -> Duration {
+        let started = Instant::now();
+        signal(&self.child, "-TERM");
+        let stopped = wait_or_kill(&mut self.child, Duration::from_secs(10));
+        assert!(
+            stopped.is_some(),
+            "fwbench serve did not stop within 10 s of SIGTERM\nstderr: {}",
+            self.stderr()
+        );
+        started.elapsed()
+    }
+
+    /// The server's resident set size in KiB (Linux /proc).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("read /proc/PID/status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc/PID/status")
+    }
+}
+
+/// Sends a signal (`-TERM`, `-INT`) to `child` by its PID.
+pub fn signal(child: &Child, which: &str) {
+    Command::new("kill")
+        .args([which, &child.id().to_string()])
+        .status()
+        .expect("run kill");
+}
+
+/// Waits up to `timeout` for `child` to exit; kills it (by its PID) and
+/// returns `None` if it does not.
+pub fn wait_or_kill(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return Some(status);
         }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -309,4 +346,34 @@ where
         .args(args)
         .output()
         .expect("run fwbench")
+}
+
+/// Runs `fwbench ARGS...` for at most `timeout`; `None` if it had to be
+/// killed (by its PID) because it was still running.
+pub fn fwbench_within<I, S>(args: I, timeout: Duration) -> Option<std::process::Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fwbench");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = pipe.read_to_end(&mut out);
+            out
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let status = wait_or_kill(&mut child, timeout)?;
+    Some(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }

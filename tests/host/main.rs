@@ -5,6 +5,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod faults;
+mod framing;
+mod hostile;
 mod loading;
 mod sandbox;
 mod serve;
+mod stopping;

@@ -1,0 +1,105 @@
+//! What goes on the wire: an app cannot desynchronize a keep-alive
+//! connection, a client cannot pick the path through `Host`, and the
+//! request-head limits answer with their status.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::common::{fixture, Connection, Server};
+
+fn hostile(extra: &[&str]) -> Server {
+    Server::start(&fixture("hostile/app.js"), extra)
+}
+
+/// Two requests on one keep-alive connection: the first answer, then the
+/// second (which must be `/ok`'s).
+fn two_on_one_connection(server: &Server, first: &str) -> (u16, u16, String) {
+    let mut conn = Connection::open(&server.addr);
+    conn.send("GET", first, &[], None);
+    let one = conn.read_response().expect("first response");
+    conn.send("GET", "/ok", &[], None);
+    let two = conn.read_response().expect("second response");
+    (one.status, two.status, two.text())
+}
+
+#[test]
+fn an_app_set_content_length_cannot_smuggle_a_response() {
+    let server = hostile(&[]);
+    let (first, second, body) = two_on_one_connection(&server, "/smuggle");
+    assert_eq!(first, 500, "{}", server.stderr());
+    assert_eq!((second, body.as_str()), (200, "ok"));
+    let log = server.wait_for_log("content-length", Duration::from_secs(5));
+    assert!(log.contains("GET /smuggle -> 500"), "{log}");
+}
+
+#[test]
+fn an_app_set_content_length_longer_than_the_body_is_refused() {
+    let server = hostile(&[]);
+    let (first, second, body) = two_on_one_connection(&server, "/length-too-long");
+    assert_eq!(first, 500, "{}", server.stderr());
+    assert_eq!((second, body.as_str()), (200, "ok"));
+}
+
+#[test]
+fn a_content_length_that_is_not_a_number_is_refused() {
+    let server = hostile(&[]);
+    let (first, second, _) = two_on_one_connection(&server, "/length-not-a-number");
+    assert_eq!(first, 500, "{}", server.stderr());
+    assert_eq!(second, 200);
+}
+
+#[test]
+fn a_correct_app_set_content_length_is_kept() {
+    let server = hostile(&[]);
+    let response = server.get("/length-right");
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("content-length"), Some("3"));
+    assert_eq!(response.text(), "abc");
+}
+
+#[test]
+fn the_host_header_cannot_change_the_path_the_app_sees() {
+    let server = hostile(&[]);
+    for host in ["a/admin?", "a#", "a b", "user@a"] {
+        let raw = format!("GET /url HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+        assert!(out.starts_with("HTTP/1.1 400"), "Host: {host} -> {out}");
+    }
+    let raw = "GET /url?q=1 HTTP/1.1\r\nHost: example.test:8080\r\nConnection: close\r\n\r\n";
+    let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    assert!(out.ends_with("http://example.test:8080/url?q=1"), "{out}");
+    assert_eq!(server.get("/ok").status, 200);
+}
+
+#[test]
+fn slow_headers_get_a_408_before_the_close() {
+    let server = hostile(&["--header-read-timeout", "500ms"]);
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream
+        .write_all(b"GET /ok HTTP/1.1\r\nHost: x\r\nx-part")
+        .unwrap();
+    let started = Instant::now();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.starts_with("HTTP/1.1 408"), "{out:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.get("/ok").status, 200);
+}
+
+#[test]
+fn the_header_count_limit_is_the_documented_option() {
+    let server = hostile(&["--max-headers", "300"]);
+    let headers: Vec<(String, String)> = (0..200).map(|i| (format!("x-{i}"), "v".into())).collect();
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(server.request("GET", "/ok", &headers, None).status, 200);
+
+    let server = hostile(&[]);
+    let raw: String = (0..150).map(|i| format!("x-{i}: v\r\n")).collect();
+    let raw = format!("GET /ok HTTP/1.1\r\nHost: x\r\n{raw}Connection: close\r\n\r\n");
+    let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+    assert!(out.starts_with("HTTP/1.1 431"), "the default is 100: {out}");
+}
