@@ -147,7 +147,10 @@ fn embed_deno_sources(locked: &[(String, String)]) {
         .map(|dirs| dirs.flatten().map(|dir| dir.path()).collect())
         .unwrap_or_default();
     let mut found = 0;
-    for (name, version) in locked.iter().filter(|(name, _)| DENO_JS_CRATES.contains(&name.as_str())) {
+    for (name, version) in locked
+        .iter()
+        .filter(|(name, _)| DENO_JS_CRATES.contains(&name.as_str()))
+    {
         let dirs = registries
             .iter()
             .map(|registry| registry.join(format!("{name}-{version}")))

@@ -6,6 +6,7 @@
 
 mod body;
 mod bridge;
+mod connections;
 mod service;
 mod worker;
 
@@ -15,6 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use deno_core::ModuleSpecifier;
 use tokio::sync::watch;
+
+pub use connections::{serve as serve_connections, worker_listener};
 
 use crate::engine::EngineOptions;
 
@@ -51,23 +54,6 @@ impl Default for ServeConfig {
 /// The default of `--max-headers`: hyper's own, whose header array then
 /// lives on the stack; a larger limit costs an allocation per request.
 pub const DEFAULT_MAX_HEADERS: usize = 100;
-
-/// The HTTP/1.1 connection settings every server uses, JS rows and native
-/// rows alike: keep-alive, the request-head limits and the slow-client
-/// timeout.
-pub fn http1_builder(config: &ServeConfig) -> hyper::server::conn::http1::Builder {
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout)
-        // hyper's minimum read buffer is 8 KiB.
-        .max_buf_size(config.max_header_bytes.max(8192))
-        .keep_alive(true);
-    if config.max_headers != DEFAULT_MAX_HEADERS {
-        builder.max_headers(config.max_headers);
-    }
-    builder
-}
 
 /// What each worker loads: the app's main module and the engine settings.
 #[derive(Debug, Clone)]

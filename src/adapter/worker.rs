@@ -17,12 +17,10 @@ use anyhow::{anyhow, Context as _};
 use deno_core::{v8, PollEventLoopOptions};
 use http::StatusCode;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
-use tokio::task::JoinSet;
 
 use super::bridge::{self, BridgeFns, WorkerShared};
-use super::{service, AppSpec, ServeConfig};
+use super::{connections, service, AppSpec, ServeConfig};
 use crate::engine::{Engine, Interrupt};
 
 /// A worker's JS side, ready to serve.
@@ -182,62 +180,6 @@ async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
     }
 }
 
-/// Serves one connection until it closes or shutdown is asked.
-async fn connection(
-    stream: tokio::net::TcpStream,
-    shared: Rc<WorkerShared>,
-    host: Rc<str>,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let _ = stream.set_nodelay(true);
-    let config: &ServeConfig = &shared.config;
-    let service = {
-        let shared = shared.clone();
-        service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
-    };
-    let mut conn = super::http1_builder(config).serve_connection(TokioIo::new(stream), service);
-    tokio::select! {
-        result = &mut conn => {
-            // Malformed requests: hyper answered 4xx or closed. A header
-            // timeout hyper only closes; answer it here.
-            if result.as_ref().is_err_and(hyper::Error::is_timeout) {
-                request_timeout(conn.into_parts(), config.header_read_timeout).await;
-            }
-        }
-        _ = shutdown.wait_for(|stop| *stop) => {
-            std::pin::Pin::new(&mut conn).graceful_shutdown();
-            let _ = conn.await;
-        }
-    }
-}
-
-/// Answers 408 on a connection whose client started a request head but did
-/// not finish it within `--header-read-timeout`, then closes it. An idle
-/// keep-alive connection (nothing sent) is closed without a word, so a
-/// client sending its next request just then cannot take the 408 for its
-/// answer.
-async fn request_timeout<S>(
-    parts: hyper::server::conn::http1::Parts<TokioIo<tokio::net::TcpStream>, S>,
-    limit: Duration,
-) {
-    use tokio::io::AsyncWriteExt;
-    if parts.read_buf.is_empty() {
-        return;
-    }
-    let body = format!("the request head did not arrive within {limit:?}\n");
-    let response = format!(
-        "HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = parts.io.into_inner();
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        stream.write_all(response.as_bytes()).await?;
-        stream.shutdown().await
-    })
-    .await;
-}
-
 /// Runs one worker on the current thread until shutdown. `ready` receives
 /// the recognized app kind, or the load error.
 pub fn run(
@@ -245,7 +187,7 @@ pub fn run(
     spec: AppSpec,
     config: ServeConfig,
     ready: std::sync::mpsc::Sender<anyhow::Result<String>>,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -258,11 +200,12 @@ pub fn run(
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async move {
-        let host: Rc<str> = listener.local_addr().map(|a| a.to_string()).unwrap_or_default().into();
-        let listener = match listener
-            .set_nonblocking(true)
-            .and_then(|()| tokio::net::TcpListener::from_std(listener))
-        {
+        let host: Rc<str> = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default()
+            .into();
+        let listener = match connections::worker_listener(listener) {
             Ok(listener) => listener,
             Err(error) => {
                 let _ = ready.send(Err(anyhow!(error).context("failed to use the listening socket")));
@@ -271,7 +214,10 @@ pub fn run(
         };
         let shared = WorkerShared::new(config);
         shared.port.set(listener.local_addr().map_or(0, |a| a.port()));
-        let driver = match load(&spec, &shared).await.with_context(|| format!("failed to load {}", spec.display)) {
+        let driver = match load(&spec, &shared)
+            .await
+            .with_context(|| format!("failed to load {}", spec.display))
+        {
             Ok((driver, kind)) => {
                 let _ = ready.send(Ok(kind));
                 driver
@@ -281,32 +227,12 @@ pub fn run(
                 return;
             }
         };
-        let mut connections = JoinSet::new();
-        let conn_shutdown = shutdown.clone();
-        let accept = async {
-            loop {
-                tokio::select! {
-                    accepted = listener.accept() => match accepted {
-                        Ok((stream, _)) => {
-                            connections.spawn_local(connection(stream, shared.clone(), host.clone(), conn_shutdown.clone()));
-                        }
-                        Err(error) => {
-                            // Out of file descriptors and the like: back off
-                            // rather than spin.
-                            eprintln!("fwbench: accept failed: {error}");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                        }
-                    },
-                    _ = shutdown.wait_for(|stop| *stop) => break,
-                }
-                while connections.try_join_next().is_some() {}
-            }
-            // Let open connections finish their current request.
-            let _ = tokio::time::timeout(super::DRAIN, async {
-                while connections.join_next().await.is_some() {}
-            })
-            .await;
+        let config = shared.config.clone();
+        let make_service = || {
+            let (shared, host) = (shared.clone(), host.clone());
+            service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
         };
+        let accept = connections::serve(listener, &config, shutdown, make_service);
         tokio::select! {
             () = accept => {}
             () = drive(driver, &spec, shared.clone()) => {}

@@ -2,6 +2,7 @@
 //! connection, a client cannot pick the path through `Host`, and the
 //! request-head limits answer with their status.
 
+use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -75,7 +76,28 @@ fn the_host_header_cannot_change_the_path_the_app_sees() {
 
 #[test]
 fn slow_headers_get_a_408_before_the_close() {
-    let server = hostile(&["--header-read-timeout", "500ms"]);
+    expect_408_for_slow_headers(&hostile(&["--header-read-timeout", "500ms"]), "/ok");
+}
+
+/// Native rows share the JS adapter's connection code: a slow client gets
+/// the same answer from them.
+#[test]
+fn a_native_row_answers_slow_headers_with_the_same_408() {
+    let args = [
+        "--framework",
+        "hyper",
+        "--scenario",
+        "hello",
+        "--header-read-timeout",
+        "500ms",
+    ];
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    expect_408_for_slow_headers(&Server::start_with(&args), "/");
+}
+
+/// A request head cut off mid-header gets a 408 and a close within the
+/// timeout; then the server still answers `ok_path` normally.
+fn expect_408_for_slow_headers(server: &Server, ok_path: &str) {
     let mut stream = TcpStream::connect(&server.addr).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     stream
@@ -87,7 +109,7 @@ fn slow_headers_get_a_408_before_the_close() {
     let out = String::from_utf8_lossy(&out);
     assert!(out.starts_with("HTTP/1.1 408"), "{out:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(server.get("/ok").status, 200);
+    assert_eq!(server.get(ok_path).status, 200);
 }
 
 #[test]

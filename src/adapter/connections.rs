@@ -1,0 +1,136 @@
+//! Accepting and serving HTTP/1.1 connections: the one piece of server code
+//! the JS adapter and the native rows share, so every row of a benchmark
+//! gets the same accept loop, the same hyper settings, the same slow-client
+//! answer and the same shutdown. Only the service differs.
+
+use std::future::Future;
+use std::time::Duration;
+
+use hyper::body::{Body, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::HttpService;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::{ServeConfig, DEFAULT_MAX_HEADERS, DRAIN};
+
+/// The HTTP/1.1 connection settings every server uses, JS rows and native
+/// rows alike: keep-alive, the request-head limits and the slow-client
+/// timeout.
+fn http1_builder(config: &ServeConfig) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        // hyper's minimum read buffer is 8 KiB.
+        .max_buf_size(config.max_header_bytes.max(8192))
+        .keep_alive(true);
+    if config.max_headers != DEFAULT_MAX_HEADERS {
+        builder.max_headers(config.max_headers);
+    }
+    builder
+}
+
+/// Turns a worker's handle on the shared listening socket into a tokio
+/// listener on the worker's own runtime.
+pub fn worker_listener(listener: std::net::TcpListener) -> std::io::Result<TcpListener> {
+    listener.set_nonblocking(true)?;
+    TcpListener::from_std(listener)
+}
+
+/// Accepts connections until `shutdown` turns true, serving each on the
+/// current `LocalSet` with a service from `make_service`; then lets open
+/// connections finish their current request ([`DRAIN`] at most).
+pub async fn serve<F, S, B>(
+    listener: TcpListener,
+    config: &ServeConfig,
+    mut shutdown: watch::Receiver<bool>,
+    mut make_service: F,
+) where
+    F: FnMut() -> S,
+    S: HttpService<Incoming, ResBody = B> + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut connections = JoinSet::new();
+    let conn_shutdown = shutdown.clone();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let served = connection(stream, config, make_service(), conn_shutdown.clone());
+                    connections.spawn_local(served);
+                }
+                Err(error) => {
+                    // Out of file descriptors and the like: back off rather
+                    // than spin.
+                    eprintln!("fwbench: accept failed: {error}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = shutdown.wait_for(|stop| *stop) => break,
+        }
+        while connections.try_join_next().is_some() {}
+    }
+    let _ = tokio::time::timeout(DRAIN, async { while connections.join_next().await.is_some() {} }).await;
+}
+
+/// Serves one connection until it closes or shutdown is asked.
+fn connection<S, B>(
+    stream: TcpStream,
+    config: &ServeConfig,
+    service: S,
+    mut shutdown: watch::Receiver<bool>,
+) -> impl Future<Output = ()> + 'static
+where
+    S: HttpService<Incoming, ResBody = B> + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let _ = stream.set_nodelay(true);
+    let header_read_timeout = config.header_read_timeout;
+    let mut conn = http1_builder(config).serve_connection(TokioIo::new(stream), service);
+    async move {
+        tokio::select! {
+            result = &mut conn => {
+                // Malformed requests: hyper answered 4xx or closed. A header
+                // timeout hyper only closes; answer it here.
+                if result.as_ref().is_err_and(hyper::Error::is_timeout) {
+                    request_timeout(conn.into_parts(), header_read_timeout).await;
+                }
+            }
+            _ = shutdown.wait_for(|stop| *stop) => {
+                std::pin::Pin::new(&mut conn).graceful_shutdown();
+                let _ = conn.await;
+            }
+        }
+    }
+}
+
+/// Answers 408 on a connection whose client started a request head but did
+/// not finish it within `--header-read-timeout`, then closes it. An idle
+/// keep-alive connection (nothing sent) is closed without a word, so a
+/// client sending its next request just then cannot take the 408 for its
+/// answer.
+async fn request_timeout<S>(parts: http1::Parts<TokioIo<TcpStream>, S>, limit: Duration) {
+    use tokio::io::AsyncWriteExt;
+    if parts.read_buf.is_empty() {
+        return;
+    }
+    let body = format!("the request head did not arrive within {limit:?}\n");
+    let response = format!(
+        "HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = parts.io.into_inner();
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
