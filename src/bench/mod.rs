@@ -14,9 +14,7 @@ pub use run::run;
 
 use std::time::Duration;
 
-use anyhow::bail;
-
-use crate::cli::CheckArgs;
+use crate::cli::{CheckArgs, Outcome};
 use crate::scenario;
 use server::{ServerProcess, ServerSpec};
 
@@ -25,7 +23,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// `fwbench check`: validates every row against its scenario's
 /// expectations, prints one line per row, and fails if any row fails.
-pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
+pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -59,9 +57,12 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let passed = rows.len() - failed - skipped;
     println!("fwbench check: {passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
-        bail!("{failed} of {} rows failed validation", rows.len() - skipped);
+        return Ok(Outcome::Failed(format!(
+            "{failed} of {} rows failed validation",
+            rows.len() - skipped
+        )));
     }
-    Ok(())
+    Ok(Outcome::Passed)
 }
 
 /// Starts a row's server, sends the scenario's request once and checks the

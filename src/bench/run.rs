@@ -16,7 +16,7 @@ use super::progress::Progress;
 use super::registry::{self, Kind};
 use super::server::{self, ServerProcess, ServerSpec};
 use super::{machine, probe, START_TIMEOUT};
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, Outcome};
 use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec};
 use crate::report::{self, BenchReport, Percentiles, Pinning, Round, RowKind, ToolInfo};
 use crate::scenario::{self, ScenarioInfo};
@@ -36,7 +36,7 @@ struct LiveRow {
 }
 
 /// Runs `fwbench bench`.
-pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let (server_cpus, load_cpus, pin_note) = cpu_sets(args)?;
     let tokio = tokio::runtime::Builder::new_current_thread()
@@ -224,9 +224,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     write_reports(&report, args, &out_dir)?;
     let failed = report.rows.iter().filter(|row| !row.is_ok()).count();
     if failed > 0 {
-        bail!("{failed} of {} rows failed (see the table)", report.rows.len());
+        return Ok(Outcome::Failed(format!(
+            "{failed} of {} rows failed (see the table)",
+            report.rows.len()
+        )));
     }
-    Ok(())
+    Ok(Outcome::Passed)
 }
 
 /// Starts a row's server and checks one answer against the scenario.

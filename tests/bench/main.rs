@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod exit_status;
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,7 @@ use common::{fixture, fwbench};
 use serde_json::Value;
 
 /// A fresh directory under the test target dir.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -132,9 +133,10 @@ fn broken_scenarios_fail_their_rows_and_the_run_completes() {
         dir.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        !out.status.success(),
-        "failed rows make the run exit non-zero: {stdout}"
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "failed rows make the run exit 1: {stdout}"
     );
     let report = read_json(&dir.join("report.json"));
     let row = |framework: &str, scenario: &str| {
@@ -216,6 +218,32 @@ fn compare_prints_ratios_between_two_reports() {
     assert!(s200.contains("2.00"), "{stdout}");
     let hyper = stdout.lines().find(|l| l.contains("hyper")).unwrap();
     assert!(hyper.contains("1.00"), "{stdout}");
+    // B as the baseline: s200 is half as fast in A, so the gate fails (1);
+    // a report that is missing is a set-up error (2).
+    let gate = fwbench([
+        "compare",
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--fail-below",
+        "10",
+    ]);
+    assert_eq!(
+        gate.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&gate.stdout)
+    );
+    let missing = fwbench([
+        "compare",
+        a.to_str().unwrap(),
+        dir.join("none.json").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        missing.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
 }
 
 #[test]

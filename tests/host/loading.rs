@@ -89,7 +89,9 @@ fn every_export_of_s200_imports_by_its_package_name() {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("js/s200/package.json");
     let text = std::fs::read_to_string(&manifest).expect("read js/s200/package.json");
     let package: serde_json::Value = serde_json::from_str(&text).expect("package.json is JSON");
-    let exports = package["exports"].as_object().expect("package.json has an exports map");
+    let exports = package["exports"]
+        .as_object()
+        .expect("package.json has an exports map");
     let specifiers: Vec<String> = exports
         .keys()
         .map(|key| match key.strip_prefix("./") {
@@ -98,11 +100,13 @@ fn every_export_of_s200_imports_by_its_package_name() {
         })
         .collect();
     for battery in ["s200/cors", "s200/logger", "s200/request-id"] {
-        assert!(specifiers.iter().any(|s| s == battery), "{battery} in {specifiers:?}");
+        assert!(
+            specifiers.iter().any(|s| s == battery),
+            "{battery} in {specifiers:?}"
+        );
     }
-    let mut suite = String::from(
-        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n",
-    );
+    let mut suite =
+        String::from("import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n");
     for (index, specifier) in specifiers.iter().enumerate() {
         suite.push_str(&format!("import * as export{index} from '{specifier}';\n"));
     }
