@@ -73,7 +73,7 @@ pub enum Command {
 }
 
 /// Which rows a command covers: frameworks × scenarios.
-#[derive(Debug, Args, serde::Serialize)]
+#[derive(Debug, Args)]
 pub struct MatrixArgs {
     /// Built-in scenarios, comma-separated (default: all: hello, param, mw).
     #[arg(long, value_name = "SCENARIO,...")]
@@ -88,20 +88,17 @@ pub struct MatrixArgs {
 }
 
 /// `fwbench bench`
-#[derive(Debug, Args, serde::Serialize)]
+#[derive(Debug, Args)]
 pub struct BenchArgs {
     /// The rows to run.
     #[command(flatten)]
-    #[serde(flatten)]
     pub matrix: MatrixArgs,
     /// Measured time per row per round.
     #[arg(long, short, default_value = "2s", value_parser = parse_duration)]
-    #[serde(serialize_with = "as_secs")]
     pub duration: Duration,
     /// Load before each measurement that is not counted (connections warm,
     /// caches hot).
     #[arg(long, default_value = "500ms", value_parser = parse_duration)]
-    #[serde(serialize_with = "as_secs")]
     pub warmup: Duration,
     /// Keep-alive connections of the load generator.
     #[arg(long, short, default_value_t = 50)]
@@ -120,6 +117,10 @@ pub struct BenchArgs {
     /// CPUs for the load generator (default: the other half).
     #[arg(long, value_name = "CPUS")]
     pub load_cpus: Option<String>,
+    /// How long a row's server may take to listen; a server still silent
+    /// then (or killed by a signal) is tried once more.
+    #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
+    pub start_timeout: Duration,
     /// Directory for every artifact (report.json, report.md, report.csv,
     /// chart.svg, hdr/<framework>-<scenario>.hgrm); default
     /// fwbench-results/<date-time>.
@@ -136,17 +137,21 @@ pub struct BenchArgs {
     pub markdown: bool,
 }
 
-fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_f64(duration.as_secs_f64())
-}
-
 /// `fwbench check`
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The rows to check.
     #[command(flatten)]
     pub matrix: MatrixArgs,
+    /// How long a row's server may take to listen; a server still silent
+    /// then (or killed by a signal) is tried once more.
+    #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
+    pub start_timeout: Duration,
 }
+
+/// How long a row's server may take to listen by default. Frameworks load in
+/// 0.1–0.4 s on an idle machine; the margin is for a loaded one.
+const START_TIMEOUT: &str = "60s";
 
 /// `fwbench test PATH...`
 #[derive(Debug, Args)]
