@@ -41,7 +41,7 @@ struct LiveRow {
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
 /// `Err`, before any row starts), then runs its phases; fails (exit 1) when
-/// any row failed.
+/// any row failed or Ctrl-C cut the run short.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let tokio = tokio::runtime::Builder::new_current_thread()
@@ -76,6 +76,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
             "{failed} of {} rows failed (see the table)",
             report.rows.len()
         )));
+    }
+    // As for a load run: figures cut short by Ctrl-C are not a clean run.
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(Outcome::Failed("stopped by Ctrl-C before the last round".into()));
     }
     Ok(Outcome::Passed)
 }

@@ -92,3 +92,36 @@ fn failing_js_tests_exit_1_and_a_missing_path_exits_2() {
     let (code, out) = exit_code(&["test", fixture("no-such-dir").to_str().unwrap()]);
     assert_eq!(code, 2, "{out}");
 }
+
+#[test]
+fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = scratch("exit-ctrl-c");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
+        .args(["--duration", "5s", "--rounds", "5", "--out"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fwbench bench");
+    // The line comes once Ctrl-C is handled; give the row time to start.
+    let mut stderr = BufReader::new(bench.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("starting and validating"), "{line}");
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = bench.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    let status = bench.wait().expect("wait for fwbench bench");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert!(
+        dir.join("report.json").exists(),
+        "the finished rounds are reported"
+    );
+}
