@@ -9,10 +9,31 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::load::parse_duration;
 
+/// The exit-status contract of every command, shown by `--help`.
+pub const EXIT_STATUS: &str = "\
+Exit status (every command): 0 ok; 1 the command ran but something failed (a failed row, \
+a run cut short by Ctrl-C, a flagged load run, a failed JS test, a regression past \
+--fail-below); 2 a usage or set-up \
+error (a bad flag or value, an unknown framework or scenario, a CPU that cannot be used, an \
+output directory that cannot be created, an app that fails to load, a load target that refuses \
+connections, a report that cannot be read or written). A second Ctrl-C quits at once with 130.";
+
+/// How a command that ran came out: exit status 0 or 1. A usage or set-up
+/// error is an `Err` instead: exit status 2 (see [`EXIT_STATUS`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum Outcome {
+    /// Everything passed.
+    Passed,
+    /// The command ran but something failed; says what, in one line.
+    Failed(String),
+}
+
 /// Host JavaScript web frameworks in embedded JS runtimes and load-test them
 /// beside native Rust servers.
 #[derive(Debug, Parser)]
 #[command(name = "fwbench", version, long_version = long_version(), propagate_version = true)]
+#[command(after_help = EXIT_STATUS)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -24,19 +45,23 @@ pub struct Cli {
 pub enum Command {
     /// Serve a JavaScript app (default export `{ fetch(request) }`, a hono or
     /// elysia app, an express app or a fastify instance) over HTTP/1.1.
+    #[command(after_help = EXIT_STATUS)]
     Serve(ServeArgs),
     /// Send HTTP/1.1 load to a server on loopback and report throughput,
     /// latency percentiles, statuses, errors and validation.
     Load(Box<crate::load::LoadArgs>),
     /// Run node:test-style JS test files inside the embedded engine (one
     /// runtime per file), e.g. `fwbench test js/s200`.
+    #[command(after_help = EXIT_STATUS)]
     Test(TestArgs),
     /// The main job: benchmark every framework (JS and native rows) on
     /// every scenario, under identical conditions, and report the table of
     /// the unwind-tax article plus latency, errors and ratios to hyper.
+    #[command(after_help = EXIT_STATUS)]
     Bench(BenchArgs),
     /// Validate every row (framework × scenario) against its scenario's
-    /// expectations, without load; exits non-zero if any row fails.
+    /// expectations, without load; exits 1 if any row fails.
+    #[command(after_help = EXIT_STATUS)]
     Check(CheckArgs),
     /// List the engine, the frameworks (with versions) and the built-in
     /// scenarios.
@@ -44,11 +69,12 @@ pub enum Command {
     /// Compare two `fwbench bench --json` reports: per row and scenario the
     /// ratio B/A of median req/s, marked where the rounds' ranges don't
     /// overlap.
+    #[command(after_help = EXIT_STATUS)]
     Compare(crate::report::CompareArgs),
 }
 
 /// Which rows a command covers: frameworks × scenarios.
-#[derive(Debug, Args, serde::Serialize)]
+#[derive(Debug, Args)]
 pub struct MatrixArgs {
     /// Built-in scenarios, comma-separated (default: all: hello, param, mw).
     #[arg(long, value_name = "SCENARIO,...")]
@@ -63,20 +89,17 @@ pub struct MatrixArgs {
 }
 
 /// `fwbench bench`
-#[derive(Debug, Args, serde::Serialize)]
+#[derive(Debug, Args)]
 pub struct BenchArgs {
     /// The rows to run.
     #[command(flatten)]
-    #[serde(flatten)]
     pub matrix: MatrixArgs,
     /// Measured time per row per round.
     #[arg(long, short, default_value = "2s", value_parser = parse_duration)]
-    #[serde(serialize_with = "as_secs")]
     pub duration: Duration,
     /// Load before each measurement that is not counted (connections warm,
     /// caches hot).
     #[arg(long, default_value = "500ms", value_parser = parse_duration)]
-    #[serde(serialize_with = "as_secs")]
     pub warmup: Duration,
     /// Keep-alive connections of the load generator.
     #[arg(long, short, default_value_t = 50)]
@@ -95,6 +118,10 @@ pub struct BenchArgs {
     /// CPUs for the load generator (default: the other half).
     #[arg(long, value_name = "CPUS")]
     pub load_cpus: Option<String>,
+    /// How long a row's server may take to listen; a server still silent
+    /// then (or killed by a signal) is tried once more.
+    #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
+    pub start_timeout: Duration,
     /// Directory for every artifact (report.json, report.md, report.csv,
     /// chart.svg, hdr/<framework>-<scenario>.hgrm); default
     /// fwbench-results/<date-time>.
@@ -111,17 +138,21 @@ pub struct BenchArgs {
     pub markdown: bool,
 }
 
-fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_f64(duration.as_secs_f64())
-}
-
 /// `fwbench check`
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The rows to check.
     #[command(flatten)]
     pub matrix: MatrixArgs,
+    /// How long a row's server may take to listen; a server still silent
+    /// then (or killed by a signal) is tried once more.
+    #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
+    pub start_timeout: Duration,
 }
+
+/// How long a row's server may take to listen by default. Frameworks load in
+/// 0.1–0.4 s on an idle machine; the margin is for a loaded one.
+const START_TIMEOUT: &str = "60s";
 
 /// `fwbench test PATH...`
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 use serde::Deserialize;
 
+use crate::cli::Outcome;
 use crate::engine::{self, Engine, EngineOptions};
 
 /// How many tests passed, failed and were skipped.
@@ -27,9 +28,9 @@ pub struct Counts {
 }
 
 /// Runs every test file under `paths` (files, or directories searched for
-/// `*.test.js` / `*.test.mjs`); errors if any test failed or a file could
+/// `*.test.js` / `*.test.mjs`); fails if any test failed or a file could
 /// not be loaded.
-pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
+pub fn run(paths: &[PathBuf]) -> anyhow::Result<Outcome> {
     let files = collect(paths)?;
     if files.is_empty() {
         bail!("no test files (*.test.js, *.test.mjs) under the given paths");
@@ -62,12 +63,12 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<()> {
         total.skipped
     );
     if total.failed + broken > 0 {
-        bail!(
+        return Ok(Outcome::Failed(format!(
             "{} test(s) failed and {broken} file(s) did not load",
             total.failed
-        );
+        )));
     }
-    Ok(())
+    Ok(Outcome::Passed)
 }
 
 async fn run_file(file: &Path, root: &Path) -> anyhow::Result<Counts> {

@@ -1,46 +1,65 @@
 //! The `fwbench` command: parse the command line, dispatch to the library,
-//! turn any error into a message and an exit code (ripgrep's shape: the
-//! cause chain printed with `{:#}`).
+//! turn the outcome into a message and an exit status (ripgrep's shape:
+//! the cause chain printed with `{:#}`).
 //!
-//! Exit status: 0 success; 1 an error (or a load run that measured
-//! nothing); 2 a load run whose figures were measured but are flagged
-//! (errors, validation mismatches, Ctrl-C).
+//! Exit status, the same for every command ([`cli::EXIT_STATUS`]): 0 ok;
+//! 1 the command ran but something failed ([`cli::Outcome::Failed`]); 2 a
+//! usage or set-up error (clap's own exit status for a bad flag, and every
+//! `Err` a command returns).
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use fwbench::cli::{self, Outcome};
 use fwbench::load::Verdict;
-use fwbench::{bench, cli, jstest, load, report, serve};
+use fwbench::{bench, jstest, load, report, serve};
+
+/// Exit status of a usage or set-up error.
+const SETUP_ERROR: u8 = 2;
+/// Exit status of a command that ran but found a failure.
+const FAILED: u8 = 1;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    let result = match cli.command {
-        cli::Command::Serve(args) => serve::run(args),
-        cli::Command::Load(args) => match load::run(*args, &mut std::io::stdout().lock()) {
-            Ok(outcome) => match outcome.verdict {
-                Verdict::Clean => return ExitCode::SUCCESS,
-                Verdict::Flagged => return ExitCode::from(2),
-                Verdict::NothingMeasured => return ExitCode::FAILURE,
-            },
-            Err(error) => Err(error),
-        },
-        cli::Command::Test(args) => jstest::run(&args.paths),
-        cli::Command::Bench(args) => bench::run(&args),
-        cli::Command::Check(args) => bench::check(&args),
-        cli::Command::List => bench::list(),
-        cli::Command::Compare(args) => match report::compare::run(&args, &mut std::io::stdout().lock()) {
-            Ok(report::CompareOutcome::Regressed { .. }) => return ExitCode::FAILURE,
-            Ok(_) => Ok(()),
-            Err(error) => Err(error),
-        },
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(cli.command) {
+        Ok(Outcome::Passed) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed(why)) => {
+            eprintln!("fwbench: {why}");
+            ExitCode::from(FAILED)
+        }
         // `fwbench ... | head`: the reader is gone, which is not an error.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("fwbench: {error:#}");
-            ExitCode::FAILURE
+            ExitCode::from(SETUP_ERROR)
+        }
+    }
+}
+
+/// Runs one command to its outcome.
+fn run(command: cli::Command) -> anyhow::Result<Outcome> {
+    match command {
+        cli::Command::Serve(args) => serve::run(args).map(|()| Outcome::Passed),
+        cli::Command::Load(args) => {
+            let outcome = load::run(*args, &mut std::io::stdout().lock())?;
+            Ok(match outcome.verdict {
+                Verdict::Clean => Outcome::Passed,
+                Verdict::Flagged => Outcome::Failed("the load run is flagged (see the report above)".into()),
+                Verdict::NothingMeasured => Outcome::Failed("the load run measured no response".into()),
+            })
+        }
+        cli::Command::Test(args) => jstest::run(&args.paths),
+        cli::Command::Bench(args) => bench::run(&args),
+        cli::Command::Check(args) => bench::check(&args),
+        cli::Command::List => bench::list().map(|()| Outcome::Passed),
+        cli::Command::Compare(args) => {
+            let outcome = report::compare::run(&args, &mut std::io::stdout().lock())?;
+            Ok(match outcome {
+                report::CompareOutcome::Passed => Outcome::Passed,
+                report::CompareOutcome::Regressed { rows } => {
+                    Outcome::Failed(format!("{rows} row(s) regressed past --fail-below"))
+                }
+            })
         }
     }
 }

@@ -171,6 +171,15 @@ fn fixture() -> BenchReport {
         native,
         &[(41000, 44), (40100, 45), (41800, 43)],
     );
+    // Start-up times, as `bench` measures them (the failed express × mw
+    // row started; express × param never answered).
+    for (framework, scenario, seconds) in [
+        ("s200", "hello", 0.21),
+        ("express", "mw", 0.34),
+        ("hyper", "hello", 0.02),
+    ] {
+        report.row_mut(framework, scenario, js).startup_s = Some(seconds);
+    }
     // A round with every kind of failure counted.
     let row = report.row_mut("s200", "hello", js);
     let last = row.rounds.len() - 1;
@@ -229,6 +238,59 @@ fn json_round_trips() {
     let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     assert_eq!(value["summary"]["by_framework"][1]["framework"], "hono-patched");
     assert_eq!(value["rows"][0]["status"]["state"], "ok");
+}
+
+#[test]
+fn json_carries_each_rows_summary_beside_its_rounds() {
+    let report = fixture();
+    let text = render(|out| report::write_json(&report, out));
+    let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let row = &value["rows"][0];
+    assert_eq!(
+        (row["framework"].as_str(), row["scenario"].as_str()),
+        (Some("s200"), Some("hello"))
+    );
+    let summary = &row["summary"];
+    // Rounds of 10308, 10100 and 10412 req/s; p50 180, 185, 178 µs.
+    assert_eq!(summary["rps_ok"]["median"], 10308.0);
+    assert_eq!(summary["rps_ok"]["min"], 10100.0);
+    assert_eq!(summary["rps_ok"]["max"], 10412.0);
+    assert_eq!(summary["p50_us"], 180.0);
+    assert_eq!(summary["p99_us"], 540.0);
+    assert_eq!(summary["startup_s"], 0.21);
+    // Behind hyper, hono-patched and express.
+    assert_eq!(summary["rank"], 4);
+    // A row without rounds has a summary of nothing measured.
+    let param = value["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["framework"] == "express" && r["scenario"] == "param")
+        .expect("express × param");
+    assert_eq!(param["summary"]["rps_ok"], serde_json::Value::Null);
+    assert_eq!(param["summary"]["startup_s"], serde_json::Value::Null);
+}
+
+#[test]
+fn a_version_1_report_still_loads() {
+    // Version 1: no start-up times, the row summaries apart under
+    // `summary.rows`; the measured figures are the same.
+    let mut report = fixture();
+    for row in &mut report.rows {
+        row.startup_s = None;
+    }
+    let mut value: serde_json::Value =
+        serde_json::from_str(&render(|out| report::write_json(&report, out))).expect("valid JSON");
+    value["schema_version"] = serde_json::json!(1);
+    let mut summaries = Vec::new();
+    for row in value["rows"].as_array_mut().expect("rows") {
+        summaries.push(row["summary"].take());
+        row.as_object_mut().expect("a row is an object").remove("summary");
+    }
+    value["summary"]["rows"] = serde_json::Value::Array(summaries);
+    let back = report::parse_json(&value.to_string(), Path::new("v1.json")).expect("version 1 loads");
+    assert_eq!(back.schema_version, 1);
+    assert_eq!(back.rows, report.rows);
 }
 
 #[test]

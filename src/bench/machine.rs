@@ -1,7 +1,12 @@
-//! What machine a run was on, for the report: CPU model, logical CPUs,
-//! kernel and OS, read from /proc and /etc/os-release.
+//! What a run was measured with and on, for the report: the machine (CPU
+//! model, logical CPUs, kernel and OS, read from /proc and
+//! /etc/os-release) and the tool (fwbench, its engine, framework and
+//! dependency versions).
 
-use crate::report::MachineInfo;
+use std::collections::BTreeMap;
+
+use super::registry;
+use crate::report::{MachineInfo, ToolInfo};
 
 /// Describes this machine; fields it cannot read say "unknown".
 pub fn describe() -> MachineInfo {
@@ -29,5 +34,35 @@ pub fn describe() -> MachineInfo {
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         kernel,
         os,
+    }
+}
+
+/// fwbench, its engine, and the versions of `frameworks` and of the crates
+/// and npm packages that shape the figures.
+pub fn tool_info(frameworks: &[&'static registry::Framework]) -> ToolInfo {
+    let framework_versions = frameworks
+        .iter()
+        .map(|framework| (framework.name.to_owned(), registry::version(framework)))
+        .collect();
+    let mut dependency_versions: BTreeMap<String, String> = [
+        ("deno_core", option_env!("FWBENCH_DEP_DENO_CORE")),
+        ("deno_web", option_env!("FWBENCH_DEP_DENO_WEB")),
+        ("deno_fetch", option_env!("FWBENCH_DEP_DENO_FETCH")),
+        ("v8x (QuickJS-ng backend)", option_env!("FWBENCH_DEP_V8X")),
+        ("hyper", option_env!("FWBENCH_DEP_HYPER")),
+        ("axum", option_env!("FWBENCH_DEP_AXUM")),
+        ("tokio", option_env!("FWBENCH_DEP_TOKIO")),
+    ]
+    .into_iter()
+    .filter_map(|(name, version)| Some((name.to_owned(), version?.to_owned())))
+    .collect();
+    for (name, version) in &crate::engine::embedded::vendor_manifest().frameworks {
+        dependency_versions.insert(format!("npm:{name}"), version.clone());
+    }
+    ToolInfo {
+        fwbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        engine: crate::engine::engine_name().to_owned(),
+        framework_versions,
+        dependency_versions,
     }
 }

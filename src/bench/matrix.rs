@@ -39,6 +39,7 @@ pub struct Row<'a> {
 }
 
 /// The frameworks and scenarios a command covers, scenarios loaded.
+/// Serializes as the names of both (a scenario file by its path).
 pub struct Matrix {
     /// The frameworks, in report order.
     pub frameworks: Vec<&'static Framework>,
@@ -61,6 +62,18 @@ impl Matrix {
     /// Its rows, scenario-major.
     pub fn rows(&self) -> Vec<Row<'_>> {
         rows(&self.frameworks, &self.scenarios)
+    }
+}
+
+impl serde::Serialize for Matrix {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let frameworks: Vec<&str> = self.frameworks.iter().map(|f| f.name).collect();
+        let scenarios: Vec<String> = self.scenarios.iter().map(|s| s.source.url_arg()).collect();
+        let mut fields = serializer.serialize_struct("Matrix", 2)?;
+        fields.serialize_field("frameworks", &frameworks)?;
+        fields.serialize_field("scenarios", &scenarios)?;
+        fields.end()
     }
 }
 

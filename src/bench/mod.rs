@@ -1,31 +1,40 @@
 //! Orchestration: the framework × scenario matrix, one server process per
 //! row pinned to its CPU set, validation before load, and (in `run`) warm-up
 //! and interleaved rounds.
+//!
+//! - `plan.rs`: [`BenchPlan`], `bench`'s flags validated before anything
+//!   starts; `cpus.rs` the CPU sets; `matrix.rs` the rows.
+//! - `server.rs`: one row's server process; `row.rs`: bringing a row up
+//!   (start, validate, the typed [`RowFailure`]), for `check` and `bench`.
+//! - `run.rs`: `bench` in its phases; `measure.rs` one measurement;
+//!   `output.rs` the files it writes; `machine.rs`, `clock.rs` what the
+//!   report records about the run.
 
+mod clock;
+mod cpus;
 mod machine;
 pub mod matrix;
+mod measure;
+mod output;
+pub mod plan;
 mod probe;
 mod progress;
 pub mod registry;
+pub mod row;
 mod run;
-mod server;
+pub mod server;
 
+pub use plan::BenchPlan;
+pub use row::RowFailure;
 pub use run::run;
 
-use std::time::Duration;
-
-use anyhow::bail;
-
-use crate::cli::CheckArgs;
-use crate::scenario;
-use server::{ServerProcess, ServerSpec};
-
-/// How long a row's server may take to start (frameworks load in ~0.1–0.3 s).
-const START_TIMEOUT: Duration = Duration::from_secs(20);
+use crate::cli::{CheckArgs, Outcome};
+use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
-/// expectations, prints one line per row, and fails if any row fails.
-pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
+/// expectations, prints one line per row (with its start-up time), and
+/// fails if any row fails.
+pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -35,23 +44,44 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.name;
-        let outcome = match &row.not_run {
-            Some(matrix::NotRun::Skipped(reason)) => {
+        let outcome = match (&row.not_run, &row.scenario.info) {
+            (Some(matrix::NotRun::Skipped(reason)), _) => {
                 skipped += 1;
                 println!("skip    {name:<8} {:<width$}  {reason}", row.framework.name);
                 continue;
             }
-            Some(matrix::NotRun::Failed(reason)) => Err(reason.clone()),
-            None => runtime.block_on(validate_row(row)),
+            (Some(matrix::NotRun::Failed(reason)), _) => Err(RowFailure::NotRunnable(reason.clone())),
+            (None, Err(error)) => Err(RowFailure::NotRunnable(error.clone())),
+            (None, Ok(info)) => {
+                let spec = ServerSpec {
+                    framework: row.framework.name.to_owned(),
+                    scenario: row.scenario.source.url_arg(),
+                    workers: 1,
+                    cpus: Vec::new(),
+                };
+                row::start_and_validate(&spec, info, args.start_timeout, &runtime).map(|started| {
+                    let startup = started.startup;
+                    started.server.stop();
+                    startup
+                })
+            }
         };
         match outcome {
-            Ok(()) => println!("ok      {name:<8} {:<width$}", row.framework.name),
-            Err(reason) => {
+            Ok(startup) => println!(
+                "ok      {name:<8} {:<width$}  started in {:.2} s",
+                row.framework.name,
+                startup.as_secs_f64()
+            ),
+            Err(failure) => {
                 failed += 1;
+                let mut text = failure.to_string();
+                if let Some(tail) = failure.stderr_tail() {
+                    text = format!("{text}\n{tail}");
+                }
                 println!(
                     "FAILED  {name:<8} {:<width$}  {}",
                     row.framework.name,
-                    reason.replace('\n', "\n        ")
+                    text.replace('\n', "\n        ")
                 );
             }
         }
@@ -59,43 +89,12 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let passed = rows.len() - failed - skipped;
     println!("fwbench check: {passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
-        bail!("{failed} of {} rows failed validation", rows.len() - skipped);
+        return Ok(Outcome::Failed(format!(
+            "{failed} of {} rows failed validation",
+            rows.len() - skipped
+        )));
     }
-    Ok(())
-}
-
-/// Starts a row's server, sends the scenario's request once and checks the
-/// answer; the error says what differed (or why the server did not start).
-async fn validate_row(row: &matrix::Row<'_>) -> Result<(), String> {
-    let Ok(info) = &row.scenario.info else {
-        return Err("the scenario failed to load".into());
-    };
-    let spec = ServerSpec {
-        framework: row.framework.name.to_owned(),
-        scenario: row.scenario.source.url_arg(),
-        workers: 1,
-        cpus: Vec::new(),
-    };
-    let mut server = ServerProcess::start(&spec, START_TIMEOUT).map_err(|e| format!("{e:#}"))?;
-    let seen = probe::send(server.addr, &info.request, Duration::from_secs(10)).await;
-    let seen = match seen {
-        Ok(seen) => seen,
-        Err(error) => {
-            let crashed = server
-                .check_alive()
-                .err()
-                .map(|e| format!("; {e:#}"))
-                .unwrap_or_default();
-            return Err(format!("{error:#}{crashed}"));
-        }
-    };
-    let problems = scenario::mismatches(&info.expect, &seen);
-    server.stop();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("; "))
-    }
+    Ok(Outcome::Passed)
 }
 
 /// `fwbench list`: the engine, every framework with its version, and the

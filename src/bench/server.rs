@@ -1,19 +1,28 @@
 //! One row's server: a `fwbench serve --framework F --scenario S` child
 //! process, pinned to the server CPU set, so no framework's global patching
 //! can reach another row and every row gets the same adapter and settings.
+//!
+//! Starting one says what happened when it does not start: still running
+//! with no banner after the wait, exited with a status, or killed by a
+//! signal, each with the time it took and the process's stderr tail.
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context};
+use super::cpus::cpu_set;
 
 /// How many stderr lines a row keeps, to show when it fails.
 const STDERR_TAIL_LINES: usize = 20;
+/// How long a process that closed its stdout gets to finish exiting, so its
+/// exit status and last stderr lines can be reported.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// What to start, and where.
 #[derive(Debug, Clone)]
@@ -28,6 +37,118 @@ pub struct ServerSpec {
     pub cpus: Vec<usize>,
 }
 
+/// How a server process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this status.
+    Status(i32),
+    /// A signal killed it.
+    Signal(i32),
+}
+
+impl Exit {
+    fn of(status: ExitStatus) -> Exit {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Status(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            // Neither a code nor a signal does not happen on Unix.
+            (None, None) => Exit::Status(-1),
+        }
+    }
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Exit::Status(code) => write!(f, "exited with status {code}"),
+            Exit::Signal(signal) => write!(f, "was killed by signal {signal}{}", signal_name(signal)),
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGKILL => " (SIGKILL: out of memory, or killed from outside)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGBUS => " (SIGBUS)",
+        _ => "",
+    }
+}
+
+/// What was seen when a server did not start.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotStarted {
+    /// The process could not be created.
+    Spawn(String),
+    /// Still running, but no banner after `waited`.
+    Silent {
+        /// How long it was given.
+        waited: Duration,
+        /// CPU time it used meanwhile: little means it was starved or
+        /// blocked, much means it was busy.
+        cpu: Option<Duration>,
+    },
+    /// It ended before printing its banner.
+    Ended {
+        /// How it ended.
+        exit: Exit,
+        /// Time from start to its end.
+        after: Duration,
+    },
+    /// It printed something other than its banner.
+    BadBanner(String),
+}
+
+impl NotStarted {
+    /// Whether another attempt may fare better: a server that was still
+    /// silent or was killed may have met a loaded machine; one that exited
+    /// with a status gave its own answer.
+    pub fn may_be_the_machine(&self) -> bool {
+        matches!(
+            self,
+            NotStarted::Silent { .. }
+                | NotStarted::Ended {
+                    exit: Exit::Signal(_),
+                    ..
+                }
+        )
+    }
+}
+
+impl fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotStarted::Spawn(error) => write!(f, "cannot start the server process: {error}"),
+            NotStarted::Silent { waited, cpu } => {
+                write!(
+                    f,
+                    "still running with no banner after {:.1} s",
+                    waited.as_secs_f64()
+                )?;
+                match cpu {
+                    Some(cpu) => write!(f, " (it used {:.1} s of CPU)", cpu.as_secs_f64()),
+                    None => Ok(()),
+                }
+            }
+            NotStarted::Ended { exit, after } => {
+                write!(f, "{exit} after {:.1} s, before its banner", after.as_secs_f64())
+            }
+            NotStarted::BadBanner(line) => write!(f, "printed {line:?} instead of its banner"),
+        }
+    }
+}
+
+/// A server that did not start: what was seen, and its stderr tail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartError {
+    /// What was seen.
+    pub seen: NotStarted,
+    /// The last lines it wrote to stderr (may be empty).
+    pub stderr_tail: String,
+}
+
 /// A running row server; killed (by its PID) when dropped.
 pub struct ServerProcess {
     child: Child,
@@ -37,9 +158,13 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Starts the server and waits (up to `timeout`) until it listens.
-    pub fn start(spec: &ServerSpec, timeout: Duration) -> anyhow::Result<Self> {
-        let exe = std::env::current_exe().context("cannot find the fwbench executable")?;
+    /// Starts `fwbench serve` for `spec` and waits (up to `timeout`) until
+    /// it listens.
+    pub fn start(spec: &ServerSpec, timeout: Duration) -> Result<Self, StartError> {
+        let exe = std::env::current_exe().map_err(|e| StartError {
+            seen: NotStarted::Spawn(format!("cannot find the fwbench executable: {e}")),
+            stderr_tail: String::new(),
+        })?;
         let mut command = Command::new(exe);
         command
             .args([
@@ -51,10 +176,7 @@ impl ServerProcess {
                 "--scenario",
                 &spec.scenario,
             ])
-            .args(["--workers", &spec.workers.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .args(["--workers", &spec.workers.to_string()]);
         let set = (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus));
         // SAFETY: runs in the forked child before exec and only makes
         // syscalls, on data built before the fork:
@@ -74,45 +196,88 @@ impl ServerProcess {
                 Ok(())
             });
         }
-        let mut child = command.spawn().context("cannot start the row's server process")?;
+        Self::spawn(command, timeout)
+    }
+
+    /// Runs `command` and waits (up to `timeout`) for the first stdout line
+    /// to be `fwbench serve`'s banner.
+    fn spawn(mut command: Command, timeout: Duration) -> Result<Self, StartError> {
+        let spawned = Instant::now();
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| StartError {
+                seen: NotStarted::Spawn(e.to_string()),
+                stderr_tail: String::new(),
+            })?;
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = stderr.clone();
-        let err = child.stderr.take().expect("stderr is piped");
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                let mut tail = tail.lock().unwrap_or_else(|poison| poison.into_inner());
-                if tail.len() == STDERR_TAIL_LINES {
-                    tail.pop_front();
+        if let Some(err) = child.stderr.take() {
+            let tail = stderr.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    let mut tail = tail.lock().unwrap_or_else(|poison| poison.into_inner());
+                    if tail.len() == STDERR_TAIL_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line);
                 }
-                tail.push_back(line);
-            }
-        });
-        let out = child.stdout.take().expect("stdout is piped");
+            });
+        }
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(out);
-            let mut banner = String::new();
-            let _ = reader.read_line(&mut banner);
-            let _ = tx.send(banner);
-            // Keep draining so the child never blocks on a full pipe.
-            let mut sink = Vec::new();
-            let _ = reader.read_to_end(&mut sink);
-        });
+        if let Some(out) = child.stdout.take() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(out);
+                let mut banner = String::new();
+                let _ = reader.read_line(&mut banner);
+                let _ = tx.send(banner);
+                // Keep draining so the child never blocks on a full pipe.
+                let mut sink = Vec::new();
+                let _ = reader.read_to_end(&mut sink);
+            });
+        }
         let mut server = ServerProcess {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             stderr,
         };
-        let banner = rx.recv_timeout(timeout).unwrap_or_default();
-        match parse_banner(&banner) {
-            Some(addr) => server.addr = addr,
-            None => {
-                // Give stderr a moment to arrive before reporting it.
-                let _ = server.child.wait_timeout_ms(300);
-                bail!("the server did not start{}", server.tail_suffix());
-            }
-        }
-        Ok(server)
+        let seen = match rx.recv_timeout(timeout) {
+            Ok(banner) => match parse_banner(&banner) {
+                Some(addr) => {
+                    server.addr = addr;
+                    return Ok(server);
+                }
+                // End of stdout: the process is ending; say how.
+                None if banner.is_empty() => match server.child.wait_timeout(EXIT_GRACE) {
+                    Some(status) => NotStarted::Ended {
+                        exit: Exit::of(status),
+                        after: spawned.elapsed(),
+                    },
+                    None => NotStarted::BadBanner(banner),
+                },
+                None => NotStarted::BadBanner(banner.trim_end().to_owned()),
+            },
+            Err(RecvTimeoutError::Timeout) => match server.child.try_wait() {
+                Ok(Some(status)) => NotStarted::Ended {
+                    exit: Exit::of(status),
+                    after: spawned.elapsed(),
+                },
+                _ => NotStarted::Silent {
+                    waited: timeout,
+                    cpu: cpu_time(server.child.id()),
+                },
+            },
+            Err(RecvTimeoutError::Disconnected) => NotStarted::BadBanner(String::new()),
+        };
+        // A silent server gets no grace: it has had its time.
+        server.kill_now();
+        // Give the stderr reader a moment to take the last lines.
+        std::thread::sleep(Duration::from_millis(100));
+        Err(StartError {
+            seen,
+            stderr_tail: server.stderr_tail(),
+        })
     }
 
     /// The last lines the server wrote to stderr.
@@ -121,20 +286,11 @@ impl ServerProcess {
         tail.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 
-    fn tail_suffix(&self) -> String {
-        let tail = self.stderr_tail();
-        if tail.is_empty() {
-            String::new()
-        } else {
-            format!(": {tail}")
-        }
-    }
-
-    /// Fails if the process has exited (crashed), with its stderr tail.
-    pub fn check_alive(&mut self) -> anyhow::Result<()> {
-        match self.child.try_wait().context("cannot check the server process")? {
-            None => Ok(()),
-            Some(status) => Err(anyhow!("the server exited ({status}){}", self.tail_suffix())),
+    /// How the process ended, if it has (a server should run until stopped).
+    pub fn exited(&mut self) -> Option<Exit> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(Exit::of(status)),
+            _ => None,
         }
     }
 
@@ -151,10 +307,16 @@ impl ServerProcess {
             // SAFETY: signalling our own child by its PID.
             unsafe { libc::kill(pid, libc::SIGTERM) };
         }
-        if self.child.wait_timeout_ms(3000).is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        if self.child.wait_timeout(Duration::from_secs(3)).is_none() {
+            self.kill_now();
         }
+    }
+
+    fn kill_now(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
     }
 }
 
@@ -166,22 +328,36 @@ impl Drop for ServerProcess {
 
 /// `Child::wait` with a deadline.
 trait WaitTimeout {
-    fn wait_timeout_ms(&mut self, ms: u64) -> Option<std::process::ExitStatus>;
+    fn wait_timeout(&mut self, timeout: Duration) -> Option<ExitStatus>;
 }
 
 impl WaitTimeout for Child {
-    fn wait_timeout_ms(&mut self, ms: u64) -> Option<std::process::ExitStatus> {
-        let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+    fn wait_timeout(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
         loop {
             if let Ok(Some(status)) = self.try_wait() {
                 return Some(status);
             }
-            if std::time::Instant::now() >= deadline {
+            if Instant::now() >= deadline {
                 return None;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+}
+
+/// User plus system CPU time of process `pid`, from /proc.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: utime and stime are the 12th and 13th of them.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let per_second = u64::try_from(per_second).ok().filter(|&n| n > 0)?;
+    Some(Duration::from_millis(ticks * 1000 / per_second))
 }
 
 /// The address in `fwbench serve`'s banner (`… on http://127.0.0.1:PORT/ …`).
@@ -190,55 +366,100 @@ fn parse_banner(banner: &str) -> Option<SocketAddr> {
     banner[start..].split('/').next()?.parse().ok()
 }
 
-/// A `cpu_set_t` holding `cpus`.
-pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET write inside it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_ZERO(&mut set);
-        for &cpu in cpus {
-            libc::CPU_SET(cpu, &mut set);
-        }
-        set
-    }
-}
-
-/// Pins the calling thread (and threads it spawns later) to `cpus`.
-pub fn pin_current_thread(cpus: &[usize]) -> anyhow::Result<()> {
-    if cpus.is_empty() {
-        return Ok(());
-    }
-    let set = cpu_set(cpus);
-    // SAFETY: a valid cpu_set_t for the calling thread (pid 0).
-    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if result != 0 {
-        return Err(std::io::Error::last_os_error()).with_context(|| format!("cannot pin to CPUs {cpus:?}"));
-    }
-    Ok(())
-}
-
-/// The CPUs this process may run on, in order.
-pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: sched_getaffinity fills a zeroed cpu_set_t we own.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sh(script: &str, timeout: Duration) -> Result<ServerProcess, StartError> {
+        let mut command = Command::new("sh");
+        command.args(["-c", script]);
+        ServerProcess::spawn(command, timeout)
+    }
 
     #[test]
     fn banners_give_the_address() {
         let banner = "fwbench serving x (fetch app) on http://127.0.0.1:4321/ with 1 worker [QuickJS]";
         assert_eq!(parse_banner(banner), Some("127.0.0.1:4321".parse().unwrap()));
         assert_eq!(parse_banner("fwbench: failed to load"), None);
+    }
+
+    #[test]
+    fn a_server_that_prints_its_banner_has_started() {
+        let server = sh(
+            "echo 'serving on http://127.0.0.1:4321/ now'; sleep 30",
+            Duration::from_secs(30),
+        )
+        .map_err(|e| e.seen.to_string())
+        .unwrap();
+        assert_eq!(server.addr, "127.0.0.1:4321".parse().unwrap());
+    }
+
+    #[test]
+    fn a_server_that_exits_says_its_status_and_stderr() {
+        let error = sh("echo 'app.js:3 TypeError' >&2; exit 3", Duration::from_secs(30))
+            .err()
+            .expect("it exits");
+        assert!(
+            matches!(
+                error.seen,
+                NotStarted::Ended {
+                    exit: Exit::Status(3),
+                    ..
+                }
+            ),
+            "{:?}",
+            error.seen
+        );
+        assert!(error.seen.to_string().starts_with("exited with status 3 after"));
+        assert_eq!(error.stderr_tail, "app.js:3 TypeError");
+        assert!(!error.seen.may_be_the_machine());
+    }
+
+    #[test]
+    fn a_server_killed_by_a_signal_says_which() {
+        let error = sh("kill -9 $$", Duration::from_secs(30)).err().expect("killed");
+        assert!(
+            matches!(
+                error.seen,
+                NotStarted::Ended {
+                    exit: Exit::Signal(9),
+                    ..
+                }
+            ),
+            "{:?}",
+            error.seen
+        );
+        assert!(
+            error.seen.to_string().contains("killed by signal 9"),
+            "{}",
+            error.seen
+        );
+        assert!(error.seen.may_be_the_machine());
+    }
+
+    #[test]
+    fn a_silent_server_is_reported_still_running_after_the_wait() {
+        let started = Instant::now();
+        let error = sh("echo starting >&2; exec sleep 30", Duration::from_millis(300))
+            .err()
+            .expect("no banner");
+        let text = error.seen.to_string();
+        assert!(
+            text.starts_with("still running with no banner after 0.3 s"),
+            "{text}"
+        );
+        assert!(text.contains("of CPU"), "{text}");
+        assert_eq!(error.stderr_tail, "starting");
+        assert!(error.seen.may_be_the_machine());
+        // It was killed, not waited for.
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+
+    #[test]
+    fn a_server_that_prints_something_else_is_not_started() {
+        let error = sh("echo 'hello there'; sleep 30", Duration::from_secs(30))
+            .err()
+            .expect("bad banner");
+        assert_eq!(error.seen, NotStarted::BadBanner("hello there".into()));
     }
 }

@@ -4,15 +4,18 @@
 //! - files inside the app's own directory tree (`file://`), read from disk;
 //! - fwbench's embedded modules (`fwbench:///…`): js/runtime, js/s200,
 //!   scenarios/ and the vendor bundles (see `embedded`);
-//! - bare specifiers that name one of those: `s200`, `s200/light`, the
-//!   frameworks listed in vendor/dist/manifest.json (`hono`, `express`, …),
-//!   and Node built-ins (`node:http` or `http`), which map to our shims in
-//!   js/runtime/node/.
+//! - bare specifiers that name one of those: `s200` and its subpaths
+//!   (`s200/light`, `s200/cors`, … as js/s200/package.json `exports` lists
+//!   them), the frameworks listed in vendor/dist/manifest.json (`hono`,
+//!   `express`, …), and Node built-ins (`node:http` or `http`), which map to
+//!   our shims in js/runtime/node/.
 //!
 //! Everything else (remote URLs, `data:`, paths outside the app's tree,
 //! unknown packages) is refused with an error that names the specifier.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use deno_core::error::ModuleLoaderError;
 use deno_core::{
@@ -48,12 +51,6 @@ impl HostModuleLoader {
     fn resolve_bare(specifier: &str) -> Option<String> {
         if let Some(path) = embedded::vendor_specifier(specifier) {
             return Some(path);
-        }
-        if specifier == "s200" {
-            return Some("s200/index.js".into());
-        }
-        if let Some(rest) = specifier.strip_prefix("s200/") {
-            return Some(format!("s200/{rest}.js"));
         }
         let node = specifier.strip_prefix("node:").unwrap_or(specifier);
         let path = format!("runtime/node/{node}.js");
@@ -93,6 +90,61 @@ impl HostModuleLoader {
     }
 }
 
+/// The package name of js/s200.
+const S200: &str = "s200";
+
+/// Maps `s200` or `s200/<subpath>` to the embedded file that
+/// js/s200/package.json's `exports` names for it, as Node resolves a
+/// package's subpaths: an unexported subpath is refused, naming the exports.
+fn s200_export(specifier: &str) -> Result<String, String> {
+    let exports = s200_exports();
+    let key = match specifier.strip_prefix("s200/") {
+        Some(subpath) => format!("./{subpath}"),
+        None => ".".to_owned(),
+    };
+    exports.get(&key).cloned().ok_or_else(|| {
+        let listed: Vec<String> = exports
+            .keys()
+            .map(|key| match key.strip_prefix("./") {
+                Some(subpath) => format!("{S200}/{subpath}"),
+                None => S200.to_owned(),
+            })
+            .collect();
+        format!(
+            "s200 does not export '{key}' (its package.json exports: {})",
+            listed.join(", ")
+        )
+    })
+}
+
+/// js/s200/package.json's `exports`: subpath (`.`, `./cors`) to embedded
+/// path (`s200/middleware/cors/index.js`), read once. A target is a string
+/// or an object of conditions, of which fwbench, an ES module host, takes
+/// `import`, then `default` (`types` is for editors).
+fn s200_exports() -> &'static BTreeMap<String, String> {
+    static EXPORTS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    EXPORTS.get_or_init(|| {
+        let package: serde_json::Value = embedded::get("s200/package.json")
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default();
+        let Some(map) = package.get("exports").and_then(serde_json::Value::as_object) else {
+            return BTreeMap::new();
+        };
+        map.iter()
+            .filter_map(|(subpath, target)| {
+                let file = match target {
+                    serde_json::Value::String(file) => file,
+                    conditions => ["import", "default"]
+                        .iter()
+                        .find_map(|condition| conditions.get(condition)?.as_str())?,
+                };
+                let file = file.strip_prefix("./")?;
+                Some((subpath.clone(), format!("{S200}/{file}")))
+            })
+            .collect()
+    })
+}
+
 /// Lexically removes `.` and `..` (URLs are already normalized this way, but
 /// `to_file_path` input may come from elsewhere).
 fn normalize(path: &Path) -> PathBuf {
@@ -117,6 +169,9 @@ impl ModuleLoader for HostModuleLoader {
                 .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid referrer: {e}")))?;
             base.join(specifier)
                 .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid specifier: {e}")))?
+        } else if specifier == S200 || specifier.starts_with("s200/") {
+            let path = s200_export(specifier).map_err(|why| Self::refuse(specifier, referrer, &why))?;
+            ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}{path}")).expect("embedded URLs are valid")
         } else {
             let path = Self::resolve_bare(specifier).ok_or_else(|| {
                 Self::refuse(
@@ -256,6 +311,10 @@ mod tests {
             .resolve("s200", "file:///apps/demo/app.js", ResolutionKind::Import)
             .unwrap();
         assert_eq!(s200.as_str(), "fwbench:///s200/index.js");
+        let light = l
+            .resolve("s200/light", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap();
+        assert_eq!(light.as_str(), "fwbench:///s200/light.js");
         let node = l
             .resolve("node:fs", "file:///apps/demo/app.js", ResolutionKind::Import)
             .unwrap();
@@ -264,6 +323,21 @@ mod tests {
             .resolve("left-pad", "file:///apps/demo/app.js", ResolutionKind::Import)
             .unwrap_err();
         assert!(unknown.to_string().contains("left-pad"));
+    }
+
+    #[test]
+    fn s200_subpaths_follow_the_exports_map() {
+        let l = loader("/apps/demo");
+        let cors = l
+            .resolve("s200/cors", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap();
+        assert_eq!(cors.as_str(), "fwbench:///s200/middleware/cors/index.js");
+        let hidden = l
+            .resolve("s200/src/app", "file:///apps/demo/app.js", ResolutionKind::Import)
+            .unwrap_err()
+            .to_string();
+        assert!(hidden.contains("s200/src/app"), "{hidden}");
+        assert!(hidden.contains("s200/request-id"), "names the exports: {hidden}");
     }
 
     #[test]

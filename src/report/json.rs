@@ -1,32 +1,94 @@
-//! `--json FILE`: the [`BenchReport`] itself, with the derived [`Summary`]
-//! beside it under `summary`, and the loader `fwbench compare` uses.
+//! `--json FILE`: the [`BenchReport`] itself, each row with its derived
+//! figures beside its rounds (`rows[].summary`: median, min and max req/s,
+//! median p50/p99, start-up time, rank, ratio to hyper), the per-framework
+//! figures under `summary`, and the loader `fwbench compare` uses.
 //!
-//! The written file *is* a `BenchReport` (the summary is one extra key that
+//! The written file *is* a `BenchReport` (the summaries are extra keys that
 //! the loader ignores and recomputes), so any report fwbench wrote can be
-//! read back and compared. A file of another [`SCHEMA_VERSION`] is refused
-//! with both versions named rather than misread.
+//! read back and compared. A file of a [`SCHEMA_VERSION`] this fwbench
+//! cannot read is refused with both versions named rather than misread.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::model::{BenchReport, SCHEMA_VERSION};
-use super::summary::Summary;
+use super::model::{
+    BenchReport, MachineInfo, Pinning, Row, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
+};
+use super::summary::{FrameworkSummary, RowSummary, Summary};
 
-/// What the JSON file holds: the report's own fields, then `summary`.
+/// What the JSON file holds: the report's fields, each row with its
+/// summary, then the framework summaries.
 #[derive(Serialize)]
 struct Written<'a> {
-    #[serde(flatten)]
-    report: &'a BenchReport,
-    summary: Summary,
+    schema_version: u32,
+    tool: &'a ToolInfo,
+    machine: &'a MachineInfo,
+    pinning: &'a Pinning,
+    options: &'a serde_json::Value,
+    started_at: &'a str,
+    wall_time_s: f64,
+    scenarios: &'a [String],
+    frameworks: &'a [String],
+    rows: Vec<WrittenRow<'a>>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    warnings: &'a [String],
+    summary: WrittenSummary<'a>,
 }
 
-/// Writes `report` and its summary as pretty-printed JSON to `out`.
+/// A row as written: its own fields, then `summary`.
+#[derive(Serialize)]
+struct WrittenRow<'a> {
+    #[serde(flatten)]
+    row: &'a Row,
+    summary: &'a RowSummary,
+}
+
+/// The report-wide derived figures.
+#[derive(Serialize)]
+struct WrittenSummary<'a> {
+    by_framework: &'a [FrameworkSummary],
+}
+
+/// Writes `report` with its summaries as pretty-printed JSON to `out`.
 pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
+    // Named field by field, without `..`, so a new report field cannot be
+    // left out of the file unnoticed: this stops compiling instead.
+    let BenchReport {
+        schema_version,
+        tool,
+        machine,
+        pinning,
+        options,
+        started_at,
+        wall_time_s,
+        scenarios,
+        frameworks,
+        rows,
+        warnings,
+    } = report;
+    let summary = Summary::of(report);
     let written = Written {
-        report,
-        summary: Summary::of(report),
+        schema_version: *schema_version,
+        tool,
+        machine,
+        pinning,
+        options,
+        started_at,
+        wall_time_s: *wall_time_s,
+        scenarios,
+        frameworks,
+        // Summary::of keeps one summary per row, in the rows' order.
+        rows: rows
+            .iter()
+            .zip(&summary.rows)
+            .map(|(row, summary)| WrittenRow { row, summary })
+            .collect(),
+        warnings,
+        summary: WrittenSummary {
+            by_framework: &summary.by_framework,
+        },
     };
     serde_json::to_writer_pretty(&mut *out, &written)?;
     writeln!(out)
@@ -52,10 +114,11 @@ pub enum LoadError {
         /// What the parser found, with line and column.
         message: String,
     },
-    /// The file is a report of another schema version.
+    /// The file is a report of a schema version this fwbench cannot read.
     #[error(
-        "{path} is a fwbench report of schema version {found}, but this fwbench reads version \
-         {expected}: compare it with the fwbench that wrote it, or re-run the benchmark"
+        "{path} is a fwbench report of schema version {found}, but this fwbench reads versions \
+         {OLDEST_READABLE_SCHEMA} to {expected}: compare it with the fwbench that wrote it, or \
+         re-run the benchmark"
     )]
     Schema {
         /// The file.
@@ -88,7 +151,8 @@ pub fn parse_json(text: &str, origin: &Path) -> Result<BenchReport, LoadError> {
     match value.get("schema_version") {
         None => return Err(parse_error("it has no `schema_version`".to_owned())),
         Some(version) => match version.as_u64() {
-            Some(found) if found == u64::from(SCHEMA_VERSION) => {}
+            Some(found)
+                if (u64::from(OLDEST_READABLE_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&found) => {}
             Some(found) => {
                 return Err(LoadError::Schema {
                     path: origin.to_owned(),

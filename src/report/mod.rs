@@ -47,7 +47,8 @@ pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowCompariso
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use json::{load_json, parse_json, write_json, LoadError};
 pub use model::{
-    BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo, SCHEMA_VERSION,
+    BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo,
+    OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;

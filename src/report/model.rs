@@ -28,10 +28,17 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// The version of this JSON layout. Bump it when a field changes meaning or
-/// is removed; `fwbench compare` refuses reports of another version rather
-/// than comparing figures that mean different things.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of this JSON layout. Bump it when a field changes meaning,
+/// moves or is removed; `fwbench compare` refuses reports of a version it
+/// cannot read rather than comparing figures that mean different things.
+///
+/// Version 2 moved the derived figures of each row from `summary.rows`
+/// into the row (`rows[].summary`) and added `rows[].startup_s`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest layout version still read: version 1 holds the same measured
+/// figures (its rows have no `startup_s`), so its reports still compare.
+pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 
 /// One benchmark run: who measured, on what, with which options, and every
 /// row's rounds.
@@ -149,6 +156,11 @@ pub struct Row {
     pub kind: RowKind,
     /// Ok, or failed with the reason.
     pub status: RowStatus,
+    /// Seconds from starting the row's server process to its first
+    /// validated answer (at the attempt that started); absent for a row
+    /// whose server never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_s: Option<f64>,
     /// Measured rounds in the order they ran (rounds of different rows
     /// interleave, so each is measured under the same conditions).
     pub rounds: Vec<Round>,
@@ -272,6 +284,7 @@ impl Row {
             scenario: scenario.into(),
             kind,
             status: RowStatus::Ok,
+            startup_s: None,
             rounds: Vec::new(),
             hdr_file: None,
         }

@@ -4,8 +4,8 @@ ratio to the native hyper row, and each framework's `mw vs hello`.
 
 They are computed on demand ([`Summary::of`]) and never stored in the
 report itself, so they cannot drift from the rounds they come from. The
-JSON writer adds them beside the report for readers who do not want to
-recompute them.
+JSON writer adds them beside the figures they come from (each row's in
+the row) for readers who do not want to recompute them.
 
 Rules (the same in every writer):
 - Throughput is `rps_ok` (valid 2xx answers per second); a row's figure is
@@ -81,17 +81,25 @@ fn median_of_sorted(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-/// Derived figures of one row.
+/// Derived figures of one row. Written into its row of the JSON report,
+/// so the row's identity and status are not repeated there.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowSummary {
     /// Framework name.
+    #[serde(skip)]
     pub framework: String,
     /// Scenario name.
+    #[serde(skip)]
     pub scenario: String,
     /// JS or native.
+    #[serde(skip)]
     pub kind: RowKind,
     /// The failure reason, if the row failed.
+    #[serde(skip)]
     pub failure: Option<String>,
+    /// Seconds from starting the row's server to its first validated
+    /// answer, as measured (not a median: a row starts once).
+    pub startup_s: Option<f64>,
     /// Number of rounds measured.
     pub rounds: usize,
     /// Median, min and max of `rps_ok` over the rounds; `None` without
@@ -126,6 +134,7 @@ impl RowSummary {
             scenario: row.scenario.clone(),
             kind: row.kind,
             failure: row.failure().map(str::to_owned),
+            startup_s: row.startup_s,
             rounds: row.rounds.len(),
             rps_ok: Spread::of(&rps),
             p50_us: median(&p50),
@@ -172,7 +181,7 @@ pub struct FrameworkSummary {
 }
 
 /// Every derived figure of a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
     /// Scenarios in report order (listed ones first, then any that only
     /// appear in rows).

@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod exit_status;
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,7 @@ use common::{fixture, fwbench};
 use serde_json::Value;
 
 /// A fresh directory under the test target dir.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -90,11 +91,26 @@ fn a_short_bench_reports_every_row_and_figure() {
             "{key}: {report:#}"
         );
     }
+    assert_eq!(
+        report["options"]["frameworks"].as_array().unwrap().len(),
+        ALL.len()
+    );
+    assert_eq!(
+        report["options"]["scenarios"],
+        serde_json::json!(["hello", "mw", "param"])
+    );
     let rows = report["rows"].as_array().unwrap();
     assert_eq!(rows.len(), ALL.len() * 3);
     for row in rows {
         let name = format!("{}/{}", row["framework"], row["scenario"]);
         assert_eq!(row["status"]["state"], "ok", "{name}: {row:#}");
+        // Each row's start-up, and its summary beside its rounds.
+        let startup = row["startup_s"].as_f64().unwrap();
+        assert!(startup > 0.0 && startup < 120.0, "{name}: {startup}");
+        let summary = &row["summary"];
+        assert_eq!(summary["startup_s"], row["startup_s"], "{name}");
+        assert_eq!(summary["rps_ok"]["median"], row["rounds"][0]["rps_ok"], "{name}");
+        assert!(summary["p99_us"].as_f64().unwrap() > 0.0, "{name}");
         let round = &row["rounds"][0];
         assert!(round["rps_ok"].as_f64().unwrap() > 0.0, "{name}");
         assert_eq!(round["errors"], 0, "{name}");
@@ -132,9 +148,10 @@ fn broken_scenarios_fail_their_rows_and_the_run_completes() {
         dir.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        !out.status.success(),
-        "failed rows make the run exit non-zero: {stdout}"
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "failed rows make the run exit 1: {stdout}"
     );
     let report = read_json(&dir.join("report.json"));
     let row = |framework: &str, scenario: &str| {
@@ -216,6 +233,32 @@ fn compare_prints_ratios_between_two_reports() {
     assert!(s200.contains("2.00"), "{stdout}");
     let hyper = stdout.lines().find(|l| l.contains("hyper")).unwrap();
     assert!(hyper.contains("1.00"), "{stdout}");
+    // B as the baseline: s200 is half as fast in A, so the gate fails (1);
+    // a report that is missing is a set-up error (2).
+    let gate = fwbench([
+        "compare",
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--fail-below",
+        "10",
+    ]);
+    assert_eq!(
+        gate.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&gate.stdout)
+    );
+    let missing = fwbench([
+        "compare",
+        a.to_str().unwrap(),
+        dir.join("none.json").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        missing.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
 }
 
 #[test]
@@ -282,4 +325,63 @@ fn a_scenario_that_loops_at_load_fails_its_rows_and_the_run_completes() {
         .clone();
     let reason = s200["status"]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("CPU time limit"), "{s200:#}");
+}
+
+#[test]
+fn a_row_that_does_not_start_says_what_was_seen() {
+    let dir = scratch("bench-startup");
+    let started = std::time::Instant::now();
+    let out = fwbench([
+        "bench",
+        "--scenario",
+        fixture("bench/startup.js").to_str().unwrap(),
+        "--frameworks",
+        "s200,hono",
+        "--start-timeout",
+        "1s",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "100ms",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "a silent server is given the start timeout, twice, and no more"
+    );
+    let report = read_json(&dir.join("report.json"));
+    let status = |framework: &str| {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["framework"] == framework)
+            .unwrap_or_else(|| panic!("no row {framework}: {report:#}"))["status"]
+            .clone()
+    };
+    // s200's app never finishes loading: still running, tried twice.
+    let silent = status("s200");
+    let reason = silent["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("still running with no banner after 1.0 s"),
+        "{silent:#}"
+    );
+    assert!(reason.contains("at each of 2 attempts"), "{silent:#}");
+    // hono's factory throws: the exit status and the error, tried once.
+    let exited = status("hono");
+    let reason = exited["reason"].as_str().unwrap();
+    assert!(reason.contains("exited with status 2 after"), "{exited:#}");
+    assert!(!reason.contains("attempts"), "{exited:#}");
+    assert!(
+        exited["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .contains("fails at start-up on purpose"),
+        "{exited:#}"
+    );
 }

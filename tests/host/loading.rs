@@ -79,3 +79,67 @@ fn js_test_files_run_in_the_engine_and_failures_count() {
     assert!(stdout.contains("ok - group > is skipped # SKIP"), "{stdout}");
     assert!(stdout.contains("1 passed, 1 failed, 1 skipped"), "{stdout}");
 }
+
+/// `s200/<subpath>` resolves through js/s200/package.json's `exports`, as
+/// Node resolves it: every subpath the package exports can be imported
+/// inside fwbench (the middleware batteries used to fail with "no embedded
+/// module 'fwbench:///s200/cors.js'").
+#[test]
+fn every_export_of_s200_imports_by_its_package_name() {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("js/s200/package.json");
+    let text = std::fs::read_to_string(&manifest).expect("read js/s200/package.json");
+    let package: serde_json::Value = serde_json::from_str(&text).expect("package.json is JSON");
+    let exports = package["exports"]
+        .as_object()
+        .expect("package.json has an exports map");
+    let specifiers: Vec<String> = exports
+        .keys()
+        .map(|key| match key.strip_prefix("./") {
+            Some(subpath) => format!("s200/{subpath}"),
+            None => "s200".to_owned(),
+        })
+        .collect();
+    for battery in ["s200/cors", "s200/logger", "s200/request-id"] {
+        assert!(
+            specifiers.iter().any(|s| s == battery),
+            "{battery} in {specifiers:?}"
+        );
+    }
+    let mut suite =
+        String::from("import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n");
+    for (index, specifier) in specifiers.iter().enumerate() {
+        suite.push_str(&format!("import * as export{index} from '{specifier}';\n"));
+    }
+    for (index, specifier) in specifiers.iter().enumerate() {
+        suite.push_str(&format!(
+            "test('{specifier}', () => assert.ok(Object.keys(export{index}).length > 0));\n"
+        ));
+    }
+    suite.push_str(
+        "test('the batteries are functions', () => {\n\
+         \x20 for (const f of [export_cors.cors, export_logger.logger, export_rid.requestId]) assert.equal(typeof f, 'function');\n\
+         });\n\
+         import * as export_cors from 's200/cors';\n\
+         import * as export_logger from 's200/logger';\n\
+         import * as export_rid from 's200/request-id';\n",
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("s200-exports");
+    std::fs::create_dir_all(&dir).expect("create the test directory");
+    let file = dir.join("exports.test.js");
+    std::fs::write(&file, suite).expect("write the test file");
+    let out = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .arg("test")
+        .arg(&file)
+        .output()
+        .expect("run fwbench test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("{} passed, 0 failed", specifiers.len() + 1)),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,102 @@
+//! One measurement of a row: the scenario's request as a load plan, run
+//! with every response validated, turned into a report round.
+
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::plan::BenchPlan;
+use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec};
+use crate::report::{Percentiles, Round};
+use crate::scenario::ScenarioInfo;
+
+/// Warm-up, then the plan's duration of closed-loop load on `addr` with
+/// `threads` load threads; stops early (the report says so) on `cancel`.
+pub fn measure(
+    addr: SocketAddr,
+    info: &ScenarioInfo,
+    plan: &BenchPlan,
+    threads: usize,
+    cancel: &Arc<AtomicBool>,
+) -> anyhow::Result<LoadReport> {
+    let url = format!("http://{addr}{}", info.request.path);
+    let mut load = LoadPlan::new(&url)?;
+    load.request = RequestSpec {
+        method: info.request.method.clone(),
+        headers: info.request.headers.clone(),
+        body: info.request.body.clone().unwrap_or_default().into_bytes(),
+    };
+    load.connections = plan.connections;
+    load.threads = threads;
+    load.duration = Some(plan.duration);
+    load.warmup = plan.warmup;
+    load.progress = false;
+    let expect = &info.expect;
+    let mut headers: Vec<ExpectHeader> = expect
+        .headers
+        .iter()
+        .map(|(name, value)| ExpectHeader {
+            name: name.clone(),
+            value: Some(value.clone()),
+        })
+        .collect();
+    if expect.content_type.is_some() {
+        // Validated by media type before load; during load, its presence.
+        headers.push(ExpectHeader {
+            name: "content-type".into(),
+            value: None,
+        });
+    }
+    load.expect = Expectations {
+        status: Some(expect.status),
+        headers,
+        body: expect.body.clone().map(String::into_bytes),
+    };
+    Ok(load::execute_until(&load, cancel.clone())?)
+}
+
+/// A measurement as a report round. A success is a validated answer: for
+/// the usual 2xx expectation the load generator's own count; for a
+/// scenario that expects another status (say 404), every answer that
+/// passed validation, and only other statuses count against the row.
+pub fn to_round(measured: &LoadReport, expected_status: u16) -> Round {
+    let latency = &measured.latency;
+    let expects_2xx = (200..300).contains(&expected_status);
+    let successes = if expects_2xx {
+        measured.successes
+    } else {
+        measured.responses.saturating_sub(measured.mismatches_total)
+    };
+    let non_2xx = measured
+        .status
+        .iter()
+        .filter(|(code, _)| {
+            if expects_2xx {
+                !(200..300).contains(*code)
+            } else {
+                **code != expected_status
+            }
+        })
+        .map(|(_, n)| n)
+        .sum();
+    Round {
+        errors: measured.errors_total,
+        non_2xx,
+        mismatches: measured.mismatches_total,
+        ..Round::new(
+            measured.measured_s,
+            measured.responses,
+            successes,
+            Percentiles {
+                mean: latency.mean_us,
+                stdev: latency.stdev_us,
+                p50: latency.p50_us,
+                p90: latency.p90_us,
+                p99: latency.p99_us,
+                p999: latency.p99_9_us,
+                p9999: latency.p99_99_us,
+                max: latency.max_us,
+            },
+        )
+    }
+}

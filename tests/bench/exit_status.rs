@@ -1,0 +1,127 @@
+//! One exit-status contract for every command: 0 ok; 1 the command ran (it
+//! measured, checked or tested) but something failed; 2 a usage or set-up
+//! error.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{fixture, fwbench, Server};
+use crate::scratch;
+
+/// The exit code of `fwbench ARGS...`, with its output for messages.
+fn exit_code(args: &[&str]) -> (i32, String) {
+    let out = fwbench(args);
+    let text = format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn a_bad_flag_exits_2() {
+    let (code, out) = exit_code(&["bench", "--rounds", "many"]);
+    assert_eq!(code, 2, "{out}");
+    let (code, out) = exit_code(&["no-such-command"]);
+    assert_eq!(code, 2, "{out}");
+}
+
+#[test]
+fn serve_of_an_app_that_fails_to_load_exits_2() {
+    let app = fixture("badapps/throws/app.js");
+    let (code, out) = exit_code(&["serve", "--port", "0", app.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+}
+
+#[test]
+fn bench_with_a_cpu_it_cannot_use_exits_2_before_starting_any_row() {
+    let dir = scratch("exit-bad-cpus");
+    let started = Instant::now();
+    let (code, out) = exit_code(&["bench", "--server-cpus", "4096", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("4096"), "names the CPU: {out}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "fails before starting rows"
+    );
+    assert!(
+        !dir.join("report.json").exists(),
+        "no report for a run that never started"
+    );
+}
+
+#[test]
+fn bench_with_an_unknown_framework_exits_2() {
+    let (code, out) = exit_code(&["bench", "--frameworks", "s200,nosuch"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("nosuch"), "{out}");
+}
+
+#[test]
+fn check_with_a_failed_row_exits_1() {
+    let broken = fixture("bench/broken.js");
+    let (code, out) = exit_code(&[
+        "check",
+        "--scenario",
+        broken.to_str().unwrap(),
+        "--frameworks",
+        "express",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAILED"), "{out}");
+}
+
+#[test]
+fn a_flagged_load_run_exits_1_and_a_refused_target_exits_2() {
+    let server = Server::start(&fixture("hello/app.js"), &[]);
+    let url = format!("http://{}/", server.addr);
+    let (code, out) = exit_code(&["load", &url, "-d", "300ms", "-c", "2", "--expect-status", "404"]);
+    assert_eq!(code, 1, "200s where 404s are expected flag the run: {out}");
+    let (code, out) = exit_code(&["load", &url, "-d", "300ms", "-c", "2"]);
+    assert_eq!(code, 0, "{out}");
+    drop(server);
+    // Nothing listens there any more: set-up error, nothing measured.
+    let (code, out) = exit_code(&["load", &url, "-d", "300ms", "-c", "2"]);
+    assert_eq!(code, 2, "{out}");
+}
+
+#[test]
+fn failing_js_tests_exit_1_and_a_missing_path_exits_2() {
+    let (code, out) = exit_code(&["test", fixture("jstest").to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let (code, out) = exit_code(&["test", fixture("no-such-dir").to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+}
+
+#[test]
+fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = scratch("exit-ctrl-c");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
+        .args(["--duration", "5s", "--rounds", "5", "--out"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fwbench bench");
+    // The line comes once Ctrl-C is handled; give the row time to start.
+    let mut stderr = BufReader::new(bench.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("starting and validating"), "{line}");
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = bench.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    let status = bench.wait().expect("wait for fwbench bench");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert!(
+        dir.join("report.json").exists(),
+        "the finished rounds are reported"
+    );
+}
