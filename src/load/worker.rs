@@ -306,27 +306,70 @@ async fn drive(ctx: &Ctx, k: usize) {
     };
     let mut conn: Option<Conn> = None;
     let mut connect_failures = 0u32;
-    // One timer per connection, pushed forward for each request: extending
-    // a registered tokio timer is a cheap atomic update.
-    let timer = tokio::time::sleep_until(sh.stop.end);
+    // When the last answer on this connection came in: in closed loop the
+    // next request is due right then, so the clock is read once per
+    // request, not twice.
+    let mut answered_at: Option<Instant> = None;
+    // One timer per connection for the per-request timeout, armed lazily
+    // (see `Deadline`): its deadline never lies after the pending request's,
+    // so a request never times out late, yet sending a request touches no
+    // timer.
+    let timer = tokio::time::sleep_until(Instant::now() + sh.timeout);
     tokio::pin!(timer);
     loop {
         let c = match &mut conn {
             Some(c) => c,
             None => match connect(ctx, &mut connect_failures).await {
-                Connected::Yes(c) => conn.insert(c),
+                Connected::Yes(c) => {
+                    answered_at = None;
+                    conn.insert(c)
+                }
                 Connected::Retry => continue,
                 Connected::Stop => return,
             },
         };
-        let due = pacer.next_due();
+        let due = pacer.next_due(answered_at.take());
         let (n, measured) = match sh.stop.claim(due, sh.pipeline) {
             Claim::Over => return,
             Claim::Go { n, measured } => (n, measured),
         };
         pacer.wait(due).await;
-        if !exchange(ctx, c, timer.as_mut(), due, n, measured).await {
-            conn = None;
+        let mut deadline = Deadline {
+            timer: timer.as_mut(),
+            at: due,
+            timeout: sh.timeout,
+        };
+        match exchange(ctx, c, &mut deadline, due, n, measured).await {
+            Some(done) => answered_at = Some(done),
+            None => conn = None,
+        }
+    }
+}
+
+/// The per-request timeout of one connection: `at + timeout`, on a tokio
+/// timer that is only moved when it fires. Requests on a connection are
+/// sent in order, so the timer, once at or before one request's deadline,
+/// is at or before every later one's; when it fires early it is pushed to
+/// the pending request's deadline. So a healthy connection re-arms its
+/// timer about once per timeout (5 s by default) instead of on every
+/// request, which costs the timer wheel's lock and bookkeeping each time.
+struct Deadline<'a> {
+    timer: Pin<&'a mut Sleep>,
+    /// When the pending request was sent.
+    at: Instant,
+    timeout: Duration,
+}
+
+impl Deadline<'_> {
+    /// Resolves once the pending request has run past its timeout.
+    async fn expired(&mut self) -> RequestError {
+        let deadline = self.at + self.timeout;
+        loop {
+            (&mut self.timer).await;
+            if Instant::now() >= deadline {
+                return RequestError::timeout(self.timeout);
+            }
+            self.timer.as_mut().reset(deadline);
         }
     }
 }
@@ -371,48 +414,53 @@ async fn connect(ctx: &Ctx, failures: &mut u32) -> Connected {
 }
 
 /// Writes `n` requests due at `due` and reads their answers, pushing every
-/// outcome (exactly `n`) to the collector. Returns whether the connection
-/// can carry the next request.
+/// outcome (exactly `n`) to the collector. Returns when the last answer was
+/// complete if the connection can carry the next request, `None` if it
+/// cannot.
 async fn exchange(
     ctx: &Ctx,
     c: &mut Conn,
-    mut timer: Pin<&mut Sleep>,
+    deadline: &mut Deadline<'_>,
     due: Instant,
     n: u32,
     measured: bool,
-) -> bool {
+) -> Option<Instant> {
     let sh = &*ctx.shared;
+    // Closed loop: the request goes out the moment it is due. Open loop:
+    // the pacer may wake a little after the slot, and both are recorded.
     let sent = if sh.open.is_some() { Instant::now() } else { due };
-    timer.as_mut().reset(sent + sh.timeout);
+    deadline.at = sent;
     let bytes = &sh.request[..n as usize * sh.one_len];
     let written = tokio::select! {
         biased;
         r = c.send(bytes) => r,
-        () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+        e = deadline.expired() => Err(e),
     };
     let mut failed: Option<RequestError> = written.err();
     let mut answered = 0;
+    let mut done = sent;
     while failed.is_none() && answered < n {
         let describe = ctx.collector.borrow().wants_example();
         let read = tokio::select! {
             biased;
             r = c.read_response(sh.head_request, &sh.checker, describe) => r,
-            () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+            e = deadline.expired() => Err(e),
         };
         match read {
             Ok(answer) => {
                 answered += 1;
                 let keep = answer.keep_alive;
+                done = Instant::now();
                 let x = Exchange {
                     intended: due,
                     sent,
-                    done: Instant::now(),
+                    done,
                     answer,
                 };
                 ctx.collector.borrow_mut().push(Ok(x), measured);
                 if !keep {
                     if answered == n {
-                        return false;
+                        return None;
                     }
                     // The server closed with pipelined requests unanswered.
                     failed = Some(RequestError::closed(true));
@@ -422,7 +470,7 @@ async fn exchange(
         }
     }
     let Some(e) = failed else {
-        return true;
+        return Some(done);
     };
     let kind = e.kind;
     let mut collector = ctx.collector.borrow_mut();
@@ -430,7 +478,7 @@ async fn exchange(
     for _ in answered + 1..n {
         collector.push(Err(RequestError::abandoned(kind)), measured);
     }
-    false
+    None
 }
 
 #[cfg(test)]
