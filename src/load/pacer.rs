@@ -63,12 +63,11 @@ impl Pacer {
         }
     }
 
-    /// When the next request is due. Closed loop: as soon as the previous
-    /// answer came in (`answered_at`, when the caller knows it: it has just
-    /// read the clock), else now. Open loop: the next slot of the schedule.
-    pub(crate) fn next_due(&mut self, answered_at: Option<Instant>) -> Instant {
+    /// When the next request is due: now in closed loop, the next slot of
+    /// the schedule in open loop.
+    pub(crate) fn next_due(&mut self) -> Instant {
         match &mut self.kind {
-            Kind::Closed => answered_at.unwrap_or_else(Instant::now),
+            Kind::Closed => Instant::now(),
             Kind::Open { schedule, .. } => schedule.next(),
         }
     }
@@ -244,7 +243,7 @@ mod tests {
     async fn closed_loop_is_due_now_and_never_waits() {
         let mut p = Pacer::closed();
         let start = Instant::now();
-        let due = p.next_due(None);
+        let due = p.next_due();
         p.wait(due + Duration::from_secs(5)).await;
         assert_eq!(due, start);
         assert_eq!(Instant::now(), start);
@@ -256,7 +255,7 @@ mod tests {
         let mut p =
             Pacer::open_with_tokio_timer(start + Duration::from_millis(10), Duration::from_millis(100));
         for k in 0..5u32 {
-            let due = p.next_due(None);
+            let due = p.next_due();
             assert_eq!(
                 due,
                 start + Duration::from_millis(10) + Duration::from_millis(100) * k
@@ -274,14 +273,14 @@ mod tests {
         tokio::time::advance(Duration::from_millis(35)).await;
         let mut dues = Vec::new();
         for _ in 0..4 {
-            let due = p.next_due(None);
+            let due = p.next_due();
             p.wait(due).await;
             dues.push(due);
         }
         assert_eq!(Instant::now(), start + Duration::from_millis(35));
         assert_eq!(dues[3], start + Duration::from_millis(30));
         // The next one is on schedule again.
-        let due = p.next_due(None);
+        let due = p.next_due();
         p.wait(due).await;
         assert_eq!(Instant::now(), start + Duration::from_millis(40));
     }
@@ -295,7 +294,7 @@ mod tests {
         );
         let mut worst = Duration::ZERO;
         for _ in 0..10 {
-            let due = p.next_due(None);
+            let due = p.next_due();
             p.wait(due).await;
             let now = Instant::now();
             assert!(now >= due, "woke early");
