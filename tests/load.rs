@@ -385,6 +385,18 @@ fn json_has_every_figure_and_hdr_file_is_written() {
     ] {
         assert!(json.get(key).is_some(), "JSON lacks {key}");
     }
+    for key in ["process_cpu_per_wall", "cpu_us_per_request", "threads"] {
+        assert!(json["client"].get(key).is_some(), "JSON client lacks {key}");
+    }
+    assert!(json["client"]["cpu_us_per_request"]
+        .as_f64()
+        .is_some_and(|us| us > 0.0));
+    for key in ["requested", "achieved"] {
+        assert!(
+            json["concurrency"].get(key).is_some(),
+            "JSON concurrency lacks {key}"
+        );
+    }
     for key in [
         "count",
         "mean_us",
@@ -449,4 +461,47 @@ fn slow_answers_are_timeouts() {
     assert!(r.error_examples["timeout"].contains("200ms"));
     // The timed-out connection was replaced.
     assert_eq!(r.concurrency.connections_opened, 2);
+}
+
+#[test]
+fn answers_slower_than_half_the_timeout_never_time_out() {
+    // Each answer takes 60% of the timeout, so a connection's timer, armed
+    // once and moved only when it fires, fires during the second request:
+    // it must then wait for that request's own deadline, not fail it.
+    let server = scripted(|_| Action::Stall(Duration::from_millis(150)));
+    let mut p = count_plan(&server.url(), 5);
+    p.connections = 1;
+    p.threads = 1;
+    p.timeout = Duration::from_millis(250);
+    let r = load::execute(&p).unwrap();
+    assert_eq!(errors(&r, "timeout"), 0, "{:?}", r.error_examples);
+    assert_eq!(r.responses, 5);
+}
+
+#[test]
+fn a_stall_after_many_quick_answers_times_out_on_time() {
+    // The stalled request comes long after the timer was first armed; its
+    // timeout must still count from its own send, and not drag on to the
+    // stall's end.
+    let server = scripted(|i| {
+        if i == 300 {
+            Action::Stall(Duration::from_secs(3))
+        } else {
+            ok()
+        }
+    });
+    let mut p = count_plan(&server.url(), 302);
+    p.connections = 1;
+    p.threads = 1;
+    p.timeout = Duration::from_millis(300);
+    let started = std::time::Instant::now();
+    let r = load::execute(&p).unwrap();
+    assert_eq!(errors(&r, "timeout"), 1, "{:?}", r.error_examples);
+    assert_eq!(r.responses, 301);
+    // Generous: the stall would end at 3 s.
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
+    );
 }

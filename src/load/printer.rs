@@ -131,10 +131,11 @@ pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
         .collect();
     writeln!(
         out,
-        "  Client:        thread CPU {}; process {:.2} CPU-s ({:.0}% of one CPU); peak RSS {}",
+        "  Client:        thread CPU {}; process {:.2} CPU-s ({:.0}% of one CPU, {:.2} µs/request); peak RSS {}",
         threads.join(" "),
         r.client.process_cpu_s,
         r.client.process_cpu_per_wall * 100.0,
+        r.client.cpu_us_per_request,
         fmt_bytes(r.client.peak_rss_kib as f64 * 1024.0)
     )?;
     let requested = r

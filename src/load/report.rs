@@ -124,6 +124,12 @@ pub struct ClientReport {
     pub process_cpu_s: f64,
     /// Process CPU time / wall time (1.0 = one CPU busy).
     pub process_cpu_per_wall: f64,
+    /// Process CPU time per request sent (answered, failed or warm-up), µs:
+    /// the client's own cost of one request, comparable across runs and
+    /// tools whatever the throughput. A share near 1.0 with the server also
+    /// busy says both were near their limit; this says how much headroom a
+    /// faster server would find.
+    pub cpu_us_per_request: f64,
     /// Peak resident set size of the process, KiB.
     pub peak_rss_kib: u64,
 }
@@ -269,6 +275,10 @@ impl LoadReport {
                 threads,
                 process_cpu_s: process_cpu.as_secs_f64(),
                 process_cpu_per_wall: ratio(process_cpu.as_secs_f64(), wall.as_secs_f64()),
+                cpu_us_per_request: ratio(
+                    process_cpu.as_secs_f64() * 1e6,
+                    (c.responses + errors_total + c.warmup) as f64,
+                ),
                 peak_rss_kib: usage.max_rss_kib,
             },
             concurrency: ConcurrencyReport {

@@ -9,6 +9,7 @@ Kept free of I/O so every framing rule is unit-tested on byte strings;
 */
 
 use std::fmt;
+use std::mem::MaybeUninit;
 
 use super::validate::{BodySink, Checker, MismatchKind};
 
@@ -71,9 +72,15 @@ pub(crate) fn parse_head(
     checker: &Checker,
     describe: bool,
 ) -> Result<Option<Head>, Malformed> {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut headers);
-    let len = match resp.parse(buf) {
+    // Uninitialized slots: an initialized array would be 2 KiB of stores
+    // per response, most of them never read.
+    let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut []);
+    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(
+        &mut resp,
+        buf,
+        &mut headers,
+    ) {
         Ok(httparse::Status::Complete(n)) => n,
         Ok(httparse::Status::Partial) => return Ok(None),
         Err(e) => return Err(Malformed::Head(e)),

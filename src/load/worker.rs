@@ -306,9 +306,11 @@ async fn drive(ctx: &Ctx, k: usize) {
     };
     let mut conn: Option<Conn> = None;
     let mut connect_failures = 0u32;
-    // One timer per connection, pushed forward for each request: extending
-    // a registered tokio timer is a cheap atomic update.
-    let timer = tokio::time::sleep_until(sh.stop.end);
+    // One timer per connection for the per-request timeout, armed lazily
+    // (see `Deadline`): its deadline never lies after the pending request's,
+    // so a request never times out late, yet sending a request touches no
+    // timer.
+    let timer = tokio::time::sleep_until(Instant::now() + sh.timeout);
     tokio::pin!(timer);
     loop {
         let c = match &mut conn {
@@ -325,8 +327,41 @@ async fn drive(ctx: &Ctx, k: usize) {
             Claim::Go { n, measured } => (n, measured),
         };
         pacer.wait(due).await;
-        if !exchange(ctx, c, timer.as_mut(), due, n, measured).await {
+        let mut deadline = Deadline {
+            timer: timer.as_mut(),
+            at: due,
+            timeout: sh.timeout,
+        };
+        if !exchange(ctx, c, &mut deadline, due, n, measured).await {
             conn = None;
+        }
+    }
+}
+
+/// The per-request timeout of one connection: `at + timeout`, on a tokio
+/// timer that is only moved when it fires. Requests on a connection are
+/// sent in order, so the timer, once at or before one request's deadline,
+/// is at or before every later one's; when it fires early it is pushed to
+/// the pending request's deadline. So a healthy connection re-arms its
+/// timer about once per timeout (5 s by default) instead of on every
+/// request, which costs the timer wheel's lock and bookkeeping each time.
+struct Deadline<'a> {
+    timer: Pin<&'a mut Sleep>,
+    /// When the pending request was sent.
+    at: Instant,
+    timeout: Duration,
+}
+
+impl Deadline<'_> {
+    /// Resolves once the pending request has run past its timeout.
+    async fn expired(&mut self) -> RequestError {
+        let deadline = self.at + self.timeout;
+        loop {
+            (&mut self.timer).await;
+            if Instant::now() >= deadline {
+                return RequestError::timeout(self.timeout);
+            }
+            self.timer.as_mut().reset(deadline);
         }
     }
 }
@@ -376,19 +411,21 @@ async fn connect(ctx: &Ctx, failures: &mut u32) -> Connected {
 async fn exchange(
     ctx: &Ctx,
     c: &mut Conn,
-    mut timer: Pin<&mut Sleep>,
+    deadline: &mut Deadline<'_>,
     due: Instant,
     n: u32,
     measured: bool,
 ) -> bool {
     let sh = &*ctx.shared;
+    // Closed loop: the request goes out the moment it is due. Open loop:
+    // the pacer may wake a little after the slot, and both are recorded.
     let sent = if sh.open.is_some() { Instant::now() } else { due };
-    timer.as_mut().reset(sent + sh.timeout);
+    deadline.at = sent;
     let bytes = &sh.request[..n as usize * sh.one_len];
     let written = tokio::select! {
         biased;
         r = c.send(bytes) => r,
-        () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+        e = deadline.expired() => Err(e),
     };
     let mut failed: Option<RequestError> = written.err();
     let mut answered = 0;
@@ -397,7 +434,7 @@ async fn exchange(
         let read = tokio::select! {
             biased;
             r = c.read_response(sh.head_request, &sh.checker, describe) => r,
-            () = &mut timer => Err(RequestError::timeout(sh.timeout)),
+            e = deadline.expired() => Err(e),
         };
         match read {
             Ok(answer) => {
