@@ -100,8 +100,14 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
 /// `fwbench list`: the engine, every framework with its version, and the
 /// built-in scenarios with what they measure.
 pub fn list() -> anyhow::Result<()> {
-    println!("engine: {}", crate::engine::engine_name());
-    println!("\nframeworks:");
+    list_to(&mut std::io::stdout().lock())
+}
+
+/// [`list`] into `out` (its write errors, e.g. a closed pipe, are returned,
+/// not a panic as `println!` would make them).
+fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    writeln!(out, "engine: {}", crate::engine::engine_name())?;
+    writeln!(out, "\nframeworks:")?;
     let width = registry::FRAMEWORKS
         .iter()
         .map(|f| f.name.len())
@@ -112,25 +118,30 @@ pub fn list() -> anyhow::Result<()> {
             registry::Kind::Js => "js",
             registry::Kind::Native => "native",
         };
-        println!(
+        writeln!(
+            out,
             "  {:<width$}  {kind:<6}  {:<34}  {}",
             framework.name,
             registry::version(framework),
             framework.about
-        );
+        )?;
     }
-    println!("\nscenarios (built in; pass --scenario FILE for your own, format in scenarios/README.md):");
+    writeln!(
+        out,
+        "\nscenarios (built in; pass --scenario FILE for your own, format in scenarios/README.md):"
+    )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let scenarios = runtime.block_on(matrix::load(matrix::scenarios(None, &[])?));
     for scenario in &scenarios {
         match &scenario.info {
-            Ok(info) => println!(
+            Ok(info) => writeln!(
+                out,
                 "  {:<8} {} {:<10} {}",
                 scenario.source.name, info.request.method, info.request.path, info.description
-            ),
-            Err(error) => println!("  {:<8} (fails to load: {error})", scenario.source.name),
+            )?,
+            Err(error) => writeln!(out, "  {:<8} (fails to load: {error})", scenario.source.name)?,
         }
     }
     Ok(())
