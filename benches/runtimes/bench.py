@@ -121,6 +121,8 @@ class Runtime:
 
 @dataclass
 class Measurement:
+    """One run of wrk against one fresh server (a row of the raw CSV)."""
+
     round: int
     app: str
     path: str
@@ -148,6 +150,7 @@ class Settings:
     connections: int
     starts: int
     max_others: float
+    max_wait_s: float
     retries: int
     server_cpu: str
     client_cpu: str
@@ -397,7 +400,12 @@ def run_wrk(settings, port, path, seconds):
     argv.append(f"http://127.0.0.1:{port}{path.url_path}")
     out = tempfile.TemporaryFile()
     process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
     process.returncode = os.waitstatus_to_exitcode(status)
     out.seek(0)
     text = out.read().decode(errors="replace")
@@ -423,10 +431,26 @@ def parse_wrk(text, m):
     m.errors = errors
 
 
+def wait_for_quiet(settings):
+    """Waits (at most --max-wait) until other processes, not niced, used at
+    most --max-others CPU-seconds in the last second: a burst of other work
+    (another benchmark, a link step) is waited out rather than measured."""
+    deadline = time.monotonic() + settings.max_wait_s
+    while True:
+        busy0, _ = machine_cpu_s()
+        time.sleep(1.0)
+        busy1, _ = machine_cpu_s()
+        if busy1 - busy0 <= settings.max_others or time.monotonic() >= deadline:
+            return
+        print(f"  waiting for a quieter machine: others used {busy1 - busy0:.1f} CPU-s in 1 s",
+              file=sys.stderr)
+
+
 def measure(runtime, app, path, settings, round_no, attempt, port):
     m = Measurement(round_no, app.name if app else HYPER_APP, path.name, runtime.name, attempt,
                     settings.duration_s)
     tag = f"r{round_no}-{m.app}-{path.name}-{runtime.name}-{attempt}"
+    wait_for_quiet(settings)
     server = Server(runtime, app, path, settings, port, tag)
     try:
         m.startup_ms = server.wait_ready()
@@ -452,6 +476,7 @@ def measure(runtime, app, path, settings, round_no, attempt, port):
 
 
 def startup_ms(runtime, app, settings, port, tag):
+    wait_for_quiet(settings)
     server = Server(runtime, app, HELLO, settings, port, tag)
     try:
         return server.wait_ready()
@@ -463,7 +488,8 @@ def startup_ms(runtime, app, settings, port, tag):
 
 
 def cells(apps, runtimes, hyper):
-    """(app or None for hyper, path, runtime) in measurement order."""
+    """(app, or None for native hyper; path; the runtimes that serve it) in
+    measurement order."""
     out = []
     for app in apps:
         for path in app.paths:
@@ -698,8 +724,10 @@ def machine_header(fwbenches, node, deno, settings):
         f"load: wrk -t1 -c{settings.connections}, {wrk_duration(settings.warmup_s)} warm-up then "
         f"{wrk_duration(settings.duration_s)} measured, a fresh server per measurement, "
         f"{settings.rounds} rounds interleaving the runtimes (order rotated each round)",
-        f"disturbance: a measurement during which other processes (not niced) used more than "
-        f"{settings.max_others:.2f} CPU-s per second is redone, up to {settings.retries} times",
+        f"disturbance: each run starts once other processes (not niced) used at most "
+        f"{settings.max_others:.2f} CPU-s in a second (waiting up to "
+        f"{settings.max_wait_s:.0f} s); a run during which they used more than that per "
+        f"second is redone, up to {settings.retries} times",
     ]
     for fw in fwbenches:
         version = first_line([fw.binary, "--version"]).replace("\n", "\n    ")
@@ -713,7 +741,7 @@ def machine_header(fwbenches, node, deno, settings):
     return "\n".join(lines)
 
 
-def load_summary(kept, raw_rows):
+def load_summary(raw_rows):
     all_runs = [r for r in raw_rows if not r["failure"]]
     if not all_runs:
         return ""
@@ -755,6 +783,8 @@ def main():
     parser.add_argument("--max-others", type=float, default=0.05,
                         help="CPU-s per second of other (not niced) processes that makes a run disturbed")
     parser.add_argument("--retries", type=int, default=2, help="redos of a disturbed run")
+    parser.add_argument("--max-wait", default="120s",
+                        help="longest wait for other processes to drop below --max-others before a run")
     parser.add_argument("--server-cpu", default="0")
     parser.add_argument("--client-cpu", default="1")
     parser.add_argument("--port", type=int, default=18400, help="first of 20 ports used")
@@ -771,7 +801,8 @@ def main():
     ensure_tools()
     settings = Settings(args.rounds, max(1, round(parse_seconds(args.duration))),
                         round(parse_seconds(args.warmup)),
-                        args.connections, args.starts, args.max_others, args.retries,
+                        args.connections, args.starts, args.max_others,
+                        parse_seconds(args.max_wait), args.retries,
                         args.server_cpu, args.client_cpu, args.port)
     settings.cache = cache_dir()
     node, deno = install_runtimes(settings.cache)
@@ -799,7 +830,7 @@ def main():
     body = report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings)
     head = machine_header(fwbenches, node, deno, settings)
     note = f"note: {args.note}\n" if args.note else ""
-    text = f"{head}\n{note}{load_summary(kept, raw.rows)}\n\n{body}\n"
+    text = f"{head}\n{note}{load_summary(raw.rows)}\n\n{body}\n"
     print(text)
     out = Path(args.out) if args.out else (
         REPO / "benches" / "results" / f"{datetime.date.today().isoformat()}-runtimes.txt")
@@ -809,5 +840,14 @@ def main():
     print(f"written: {out} and {out.with_suffix('.csv')}", file=sys.stderr)
 
 
+def interrupted(_signum, _frame):
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
-    main()
+    # SIGTERM unwinds like Ctrl-C, so the running server and wrk are stopped.
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("interrupted; the running server and wrk were stopped")
