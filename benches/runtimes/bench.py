@@ -476,7 +476,6 @@ def measure(runtime, app, path, settings, round_no, attempt, port):
 
 
 def startup_ms(runtime, app, settings, port, tag):
-    wait_for_quiet(settings)
     server = Server(runtime, app, HELLO, settings, port, tag)
     try:
         return server.wait_ready()
@@ -632,7 +631,8 @@ def report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings)
             disturbed = "*" if any(m.disturbed for m in runs) else ""
             # wrk on its CPU used more than the server on its own: the
             # client, not the server, bounded this figure.
-            client_bound = "^" if runs and median([m.client_cpu_s - m.server_cpu_s for m in runs]) > 0 else ""
+            client_ahead = median([m.client_cpu_s - m.server_cpu_s for m in runs])
+            client_bound = "^" if client_ahead is not None and client_ahead > 0 else ""
             return fmt_rate(value(app, path, runtime)) + disturbed + client_bound
 
         header = ["app", "path"] + names + ["hyper"]
@@ -724,7 +724,7 @@ def machine_header(fwbenches, node, deno, settings):
         f"load: wrk -t1 -c{settings.connections}, {wrk_duration(settings.warmup_s)} warm-up then "
         f"{wrk_duration(settings.duration_s)} measured, a fresh server per measurement, "
         f"{settings.rounds} rounds interleaving the runtimes (order rotated each round)",
-        f"disturbance: each run starts once other processes (not niced) used at most "
+        f"disturbance: each load run starts once other processes (not niced) used at most "
         f"{settings.max_others:.2f} CPU-s in a second (waiting up to "
         f"{settings.max_wait_s:.0f} s); a run during which they used more than that per "
         f"second is redone, up to {settings.retries} times",
@@ -776,14 +776,15 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", default="10s", help="measured time per run (wrk -d, whole seconds)")
-    parser.add_argument("--warmup", default="2s", help="unmeasured load before each run (whole seconds, 0 for none)")
+    parser.add_argument("--warmup", default="2s",
+                        help="unmeasured load before each run (whole seconds, 0 for none)")
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--starts", type=int, default=5, help="fresh processes per start-up figure")
     parser.add_argument("--apps", default=",".join(APPS), help=f"subset of {','.join(APPS)}")
     parser.add_argument("--max-others", type=float, default=0.05,
                         help="CPU-s per second of other (not niced) processes that makes a run disturbed")
     parser.add_argument("--retries", type=int, default=2, help="redos of a disturbed run")
-    parser.add_argument("--max-wait", default="120s",
+    parser.add_argument("--max-wait", default="30s",
                         help="longest wait for other processes to drop below --max-others before a run")
     parser.add_argument("--server-cpu", default="0")
     parser.add_argument("--client-cpu", default="1")
