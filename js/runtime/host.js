@@ -1,7 +1,14 @@
 // Host services for fwbench's runtime modules (the node:* shims): digests
-// and constant-time comparison done in Rust, the server log, and the port
-// the app is served on. App code should not import this module.
+// and constant-time comparison done in Rust, the server log, the port the
+// app is served on, and the node:http shim's hand-off with the adapter.
+// App code should not import this module.
+//
+// This is the one module that reads the host's two globals: the services
+// js/runtime/bootstrap.js installs (`fwbench.internal`) and the adapter's
+// side (`fwbench.host`, from js/runtime/serve.js; absent where no server
+// runs, e.g. `fwbench test`). Every other runtime module imports from here.
 const internal = globalThis[Symbol.for("fwbench.internal")];
+const adapter = () => globalThis[Symbol.for("fwbench.host")];
 
 /**
  * Digest of `data` with `algorithm` ('sha1' | 'md5' | 'sha256' | 'sha512').
@@ -55,5 +62,31 @@ export function setAsyncContext(context) {
  * @returns {number}
  */
 export function hostPort() {
-  return globalThis[Symbol.for("fwbench.host")]?.hostPort() ?? 0;
+  return adapter()?.hostPort() ?? 0;
+}
+
+/**
+ * Hands a node:http server whose `listen()` was called to the adapter,
+ * which serves it (no socket is opened).
+ * @param {object} server
+ */
+export function registerNodeServer(server) {
+  adapter()?.registerNodeServer(server);
+}
+
+/**
+ * Withdraws a server registered with registerNodeServer (`server.close()`).
+ * @param {object} server
+ */
+export function unregisterNodeServer(server) {
+  adapter()?.unregisterNodeServer(server);
+}
+
+/**
+ * Gives the adapter the node:http shim's entry points, once node:http is
+ * loaded: `dispatchNode(listener, hostRequest)` and `serverHandler(server)`.
+ * @param {{ dispatchNode: Function, serverHandler: Function }} bridge
+ */
+export function provideNodeBridge(bridge) {
+  adapter()?.provideNodeBridge(bridge);
 }

@@ -68,14 +68,25 @@ let appFetch = null;
 let nodeListener = null;
 /** Servers that app code `listen()`ed on (node:http shim). */
 const listened = [];
+/** The node:http shim's entry points, once node:http is loaded. */
+let nodeShim = null;
 
 /**
- * What the node:http shim and other runtime modules see of the host:
- * `registerNodeServer(server)` is what `server.listen()` calls.
+ * The adapter's side of the host protocol, which js/runtime/host.js (and
+ * only it) reads: `registerNodeServer(server)` is what `server.listen()`
+ * calls, `provideNodeBridge` what loading node:http calls. Its presence
+ * also tells s200 that this host reads light responses.
  */
 const host = {
   registerNodeServer(server) {
     listened.push(server);
+  },
+  unregisterNodeServer(server) {
+    const index = listened.indexOf(server);
+    if (index !== -1) listened.splice(index, 1);
+  },
+  provideNodeBridge(bridge) {
+    nodeShim ??= bridge;
   },
   hostPort() {
     return op_fwbench_host_port();
@@ -361,7 +372,7 @@ async function readAll(id) {
 
 /** Serves one request through the node:http shim's `dispatchNode`. */
 function handleNode(id, method, hasBody) {
-  const node = globalThis[Symbol.for("fwbench.node")];
+  const node = nodeShim;
   const url = new URL(op_fwbench_req_url(id));
   const build = (body) => ({
     method,
@@ -393,8 +404,8 @@ function isFastify(value) {
 }
 
 function nodeBridge(what) {
-  const node = globalThis[Symbol.for("fwbench.node")];
-  if (node === undefined) {
+  const node = nodeShim;
+  if (node === null) {
     throw new TypeError(`${what} needs fwbench's node:http shim, which was not loaded`);
   }
   return node;

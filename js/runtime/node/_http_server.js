@@ -7,8 +7,6 @@ import { nodeError } from './_internal.js';
 
 const kListening = Symbol('fwbench.listening');
 
-/** The bridge object the host installs; absent when running outside fwbench. */
-const hostBridge = () => globalThis[Symbol.for('fwbench.host')];
 
 export function Server(options, requestListener) {
   if (!(this instanceof Server)) return new Server(options, requestListener);
@@ -55,7 +53,7 @@ Server.prototype.listen = function listen(...args) {
   const callback = args.findLast((arg) => typeof arg === 'function');
   if (callback) this.once('listening', callback);
   this[kListening] = true;
-  hostBridge()?.registerNodeServer?.(this);
+  host.registerNodeServer(this);
   process.nextTick(() => this.emit('listening'));
   return this;
 };
@@ -76,7 +74,7 @@ Server.prototype.close = function close(callback) {
   }
   if (this[kListening]) {
     this[kListening] = false;
-    hostBridge()?.unregisterNodeServer?.(this);
+    host.unregisterNodeServer(this);
   }
   process.nextTick(() => this.emit('close'));
   return this;

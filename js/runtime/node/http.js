@@ -14,13 +14,13 @@
 //   events, no body for HEAD, 1xx, 204 and 304. Instead of going to a
 //   socket, the status, headers and body chunks are collected.
 // - createServer()/Server: listen() opens no socket; it registers the
-//   server with the host (globalThis[Symbol.for('fwbench.host')]
-//   .registerNodeServer(server)) and emits 'listening'.
+//   server with the host (host.js registerNodeServer) and emits
+//   'listening'.
 // - dispatchNode(handler, hostRequest) runs one request through a
 //   listener and resolves with {status, headers, body} once res.end() is
 //   called. The host's adapter calls it; serverHandler(server) gives the
-//   listener of a Server. Both are also published, once this module is
-//   loaded, as globalThis[Symbol.for('fwbench.node')] for the adapter.
+//   listener of a Server. Both are handed to the adapter (host.js
+//   provideNodeBridge) once this module is loaded.
 //
 // Both constructors are function-style like Node's, so frameworks can call
 // `http.ServerResponse.call(this, req)` and `util.inherits` from them.
@@ -29,6 +29,7 @@
 // The pieces live in one module each: _http_common.js (tables, header
 // validation), _http_socket.js, _http_incoming.js, _http_outgoing.js,
 // _http_server.js, _http_dispatch.js (the host's side) and _http_client.js.
+import * as host from 'fwbench:///runtime/host.js';
 import { METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, validateHeaderValue } from './_http_common.js';
 import { IncomingMessage } from './_http_incoming.js';
 import { OutgoingMessage, ServerResponse, kOutHeaders } from './_http_outgoing.js';
@@ -42,14 +43,10 @@ export {
   request, get, setMaxIdleHTTPParsers, serverHandler, dispatchNode,
 };
 
-// The host's adapter (js/runtime/serve.js) finds the bridge here once any
-// module has imported node:http (express and fastify do at import time).
-if (!Object.prototype.hasOwnProperty.call(globalThis, Symbol.for('fwbench.node'))) {
-  Object.defineProperty(globalThis, Symbol.for('fwbench.node'), {
-    value: Object.freeze({ dispatchNode, serverHandler }),
-    configurable: true,
-  });
-}
+// The host's adapter (js/runtime/serve.js) serves node-style apps through
+// these, once any module has imported node:http (express and fastify do at
+// import time).
+host.provideNodeBridge(Object.freeze({ dispatchNode, serverHandler }));
 
 const http = {
   METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, validateHeaderValue, IncomingMessage,

@@ -1,6 +1,7 @@
 // A stand-in for fwbench:///runtime/host.js (the Rust ops the embedded host
 // exposes), so the shims run under plain Node in tests. Same exports, same
-// shapes: hash, timingSafeEqual, log, hostPort, and the async context pair
+// shapes: hash, timingSafeEqual, log, hostPort, the node:http hand-off
+// (registerNodeServer, unregisterNodeServer, provideNodeBridge), and the async context pair
 // that deno_core provides (core.getAsyncContext/setAsyncContext).
 import { createHash, timingSafeEqual as nodeTimingSafeEqual } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -25,6 +26,25 @@ export function log(line) {
 
 export function hostPort() {
   return 8080;
+}
+
+/** Servers registered through registerNodeServer, for tests to inspect. */
+export const registeredServers = [];
+
+export function registerNodeServer(server) {
+  registeredServers.push(server);
+}
+
+export function unregisterNodeServer(server) {
+  const index = registeredServers.indexOf(server);
+  if (index !== -1) registeredServers.splice(index, 1);
+}
+
+/** What node:http handed over through provideNodeBridge. */
+export let nodeBridge = null;
+
+export function provideNodeBridge(bridge) {
+  nodeBridge ??= bridge;
 }
 
 const context = new AsyncLocalStorage();

@@ -10,6 +10,7 @@ import nodeNet from 'node:net';
 import nodeUrl from 'node:url';
 import nodeCrypto from 'node:crypto';
 import { setup } from './harness.mjs';
+import * as hostStandin from './host-standin.mjs';
 
 await setup();
 const shim = async (name) => (await import(`../node/${name}.js`)).default;
@@ -264,20 +265,20 @@ test('http.ServerResponse keeps OutgoingMessage semantics', async () => {
 });
 
 test('http.Server.listen registers with the host instead of opening a socket', async () => {
-  const registered = [];
-  globalThis[Symbol.for('fwbench.host')] = { registerNodeServer: (s) => registered.push(s) };
-  try {
-    const server = http.createServer((req, res) => res.end('x'));
-    assert.equal(server.address(), null);
-    await new Promise((resolve) => server.listen(3000, '0.0.0.0', resolve));
-    assert.deepEqual(registered, [server]);
-    assert.deepEqual(server.address(), { address: '127.0.0.1', family: 'IPv4', port: 8080 });
-    assert.throws(() => server.listen(), { code: 'ERR_SERVER_ALREADY_LISTEN' });
-    await new Promise((resolve) => server.close(resolve));
-    assert.equal(server.listening, false);
-  } finally {
-    delete globalThis[Symbol.for('fwbench.host')];
-  }
+  const server = http.createServer((req, res) => res.end('x'));
+  assert.equal(server.address(), null);
+  await new Promise((resolve) => server.listen(3000, '0.0.0.0', resolve));
+  assert.deepEqual(hostStandin.registeredServers, [server]);
+  assert.deepEqual(server.address(), { address: '127.0.0.1', family: 'IPv4', port: 8080 });
+  assert.throws(() => server.listen(), { code: 'ERR_SERVER_ALREADY_LISTEN' });
+  await new Promise((resolve) => server.close(resolve));
+  assert.equal(server.listening, false);
+  assert.deepEqual(hostStandin.registeredServers, []);
+});
+
+test('loading node:http hands its entry points to the host', () => {
+  assert.equal(hostStandin.nodeBridge?.dispatchNode, http.dispatchNode);
+  assert.equal(hostStandin.nodeBridge?.serverHandler, http.serverHandler);
 });
 
 test('sandboxed modules import, and throw clearly when used', async () => {
