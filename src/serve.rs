@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
+use crate::bench::registry::{self, Kind};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
 use crate::{native, scenario};
@@ -123,17 +124,18 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 engine: engine(path.parent().map(|dir| dir.to_path_buf())),
             })
         }
-        (None, Some(framework), Some(scenario)) if native::FRAMEWORKS.contains(&framework.as_str()) => {
-            Target::Native(framework.clone(), scenario.clone())
-        }
         (None, Some(framework), Some(scenario)) => {
+            let framework = registry::named(framework)?;
+            if framework.kind == Kind::Native {
+                return Ok(Target::Native(framework.name.to_owned(), scenario.clone()));
+            }
             let scenario = scenario::resolve(scenario)?;
             let (main, code) = scenario::app_module(&scenario, framework);
             Target::Js(AppSpec {
                 main,
                 main_code: Some(code),
                 preload: engine::default_preload(),
-                display: format!("scenario {} for {framework}", scenario.name),
+                display: format!("scenario {} for {}", scenario.name, framework.name),
                 engine: engine(scenario.root.clone()),
             })
         }
