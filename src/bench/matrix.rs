@@ -29,7 +29,7 @@ pub enum NotRun {
 }
 
 /// One cell of the matrix.
-pub struct Row<'a> {
+pub struct MatrixRow<'a> {
     /// The framework.
     pub framework: &'static Framework,
     /// The scenario.
@@ -60,7 +60,7 @@ impl Matrix {
     }
 
     /// Its rows, scenario-major.
-    pub fn rows(&self) -> Vec<Row<'_>> {
+    pub fn rows(&self) -> Vec<MatrixRow<'_>> {
         rows(&self.frameworks, &self.scenarios)
     }
 }
@@ -118,7 +118,7 @@ pub async fn load(refs: Vec<ScenarioRef>) -> Vec<LoadedScenario> {
 }
 
 /// The rows for `frameworks` × `scenarios`, in scenario-major order.
-pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<Row<'a>> {
+pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<MatrixRow<'a>> {
     let mut rows = Vec::new();
     for scenario in scenarios {
         for &framework in frameworks {
@@ -145,7 +145,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                 }
                 _ => None,
             };
-            rows.push(Row {
+            rows.push(MatrixRow {
                 framework,
                 scenario,
                 not_run,

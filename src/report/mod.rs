@@ -45,7 +45,7 @@ mod tables;
 
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
-pub use json::{load_json, parse_json, write_json, LoadError};
+pub use json::{load_json, parse_json, write_json, ReadReportError};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo,
     OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,

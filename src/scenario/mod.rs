@@ -20,7 +20,7 @@ mod info;
 
 pub use expect::{mismatches, SeenResponse};
 
-pub use info::{load as load_info, Expectations, RequestSpec, ScenarioInfo};
+pub use info::{load as load_info, ScenarioExpectations, ScenarioInfo, ScenarioRequest};
 
 /// A scenario module, located.
 #[derive(Debug, Clone)]
