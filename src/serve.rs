@@ -9,9 +9,10 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
-use crate::bench::registry::{self, Kind};
+use crate::bench::registry;
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
+use crate::report::RowKind;
 use crate::{native, scenario};
 
 /// What `serve` runs.
@@ -126,7 +127,7 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
         }
         (None, Some(framework), Some(scenario)) => {
             let framework = registry::named(framework)?;
-            if framework.kind == Kind::Native {
+            if framework.kind == RowKind::Native {
                 return Ok(Target::Native(framework.name.to_owned(), scenario.clone()));
             }
             let scenario = scenario::resolve(scenario)?;

@@ -1,8 +1,9 @@
 //! The framework × scenario matrix: which rows a run has, and why a row
 //! cannot run when it cannot.
 
-use super::registry::{self, Framework, Kind};
+use super::registry::{self, Framework};
 use crate::cli::MatrixArgs;
+use crate::report::RowKind;
 use crate::scenario::{self, ScenarioInfo, ScenarioRef};
 
 /// The scenarios every native row implements.
@@ -124,7 +125,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
         for &framework in frameworks {
             let not_run = match (&scenario.info, framework.kind) {
                 (Err(error), _) => Some(NotRun::Failed(format!("the scenario failed to load: {error}"))),
-                (Ok(_), Kind::Native)
+                (Ok(_), RowKind::Native)
                     if !(scenario.builtin && NATIVE_SCENARIOS.contains(&scenario.source.name.as_str())) =>
                 {
                     Some(NotRun::Skipped(format!(
@@ -132,7 +133,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                         NATIVE_SCENARIOS.join(", ")
                     )))
                 }
-                (Ok(info), Kind::Js)
+                (Ok(info), RowKind::Js)
                     if !info
                         .apps
                         .iter()

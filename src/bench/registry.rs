@@ -6,19 +6,8 @@
 //! native rows are Rust servers implementing the built-in scenarios
 //! (src/native).
 
-use serde::Serialize;
-
 use crate::engine::embedded;
-
-/// Where a row's app runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A JS framework on the embedded engine.
-    Js,
-    /// A native Rust server.
-    Native,
-}
+use crate::report::RowKind;
 
 /// How a row's app is served, as js/runtime/scenario.js spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +44,7 @@ pub struct Framework {
     /// Its name on the command line and in reports.
     pub name: &'static str,
     /// JS or native.
-    pub kind: Kind,
+    pub kind: RowKind,
     /// The `apps` key its app comes from (JS rows).
     pub factory: &'static str,
     /// How its app is served.
@@ -68,63 +57,63 @@ pub struct Framework {
 pub const FRAMEWORKS: &[Framework] = &[
     Framework {
         name: "s200",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "s200",
         mode: Mode::Fetch,
         about: "s200 (js/s200), platform Response mutated in place",
     },
     Framework {
         name: "s200-light",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "s200-light",
         mode: Mode::Fetch,
         about: "s200 over light responses (LightHeaders)",
     },
     Framework {
         name: "hono",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "hono",
         mode: Mode::Fetch,
         about: "hono, platform Request/Response",
     },
     Framework {
         name: "hono-patched",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "hono",
         mode: Mode::HonoNodeServer,
         about: "hono via @hono/node-server with its lightweight global Request/Response",
     },
     Framework {
         name: "express",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "express",
         mode: Mode::Node,
         about: "express through the node:http shim",
     },
     Framework {
         name: "fastify",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "fastify",
         mode: Mode::Node,
         about: "fastify through the node:http shim",
     },
     Framework {
         name: "elysia",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "elysia",
         mode: Mode::Fetch,
         about: "elysia, fetch-style",
     },
     Framework {
         name: "hyper",
-        kind: Kind::Native,
+        kind: RowKind::Native,
         factory: "",
         mode: Mode::Native,
         about: "native Rust: a plain hyper service function",
     },
     Framework {
         name: "axum",
-        kind: Kind::Native,
+        kind: RowKind::Native,
         factory: "",
         mode: Mode::Native,
         about: "native Rust: axum, the mw chain as tower layers",
