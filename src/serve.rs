@@ -9,8 +9,10 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
+use crate::bench::registry;
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
+use crate::report::RowKind;
 use crate::{native, scenario};
 
 /// What `serve` runs.
@@ -123,17 +125,18 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 engine: engine(path.parent().map(|dir| dir.to_path_buf())),
             })
         }
-        (None, Some(framework), Some(scenario)) if native::FRAMEWORKS.contains(&framework.as_str()) => {
-            Target::Native(framework.clone(), scenario.clone())
-        }
         (None, Some(framework), Some(scenario)) => {
+            let framework = registry::named(framework)?;
+            if framework.kind == RowKind::Native {
+                return Ok(Target::Native(framework.name.to_owned(), scenario.clone()));
+            }
             let scenario = scenario::resolve(scenario)?;
             let (main, code) = scenario::app_module(&scenario, framework);
             Target::Js(AppSpec {
                 main,
                 main_code: Some(code),
                 preload: engine::default_preload(),
-                display: format!("scenario {} for {framework}", scenario.name),
+                display: format!("scenario {} for {}", scenario.name, framework.name),
                 engine: engine(scenario.root.clone()),
             })
         }

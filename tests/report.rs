@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use fwbench::report::{
-    self, compare::CompareArgs, BenchReport, CompareOutcome, LoadError, MachineInfo, Percentiles, Pinning,
-    Round, RowKind, ToolInfo,
+    self, compare::CompareArgs, BenchReport, CompareOutcome, MachineInfo, Percentiles, Pinning,
+    ReadReportError, Round, RowKind, ToolInfo,
 };
 
 /// Compares `actual` with `tests/golden/<name>.out`, or rewrites the file
@@ -298,12 +298,12 @@ fn json_load_errors_name_the_file() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let missing = dir.join("no-such-report.json");
     let error = report::load_json(&missing).expect_err("missing file");
-    assert!(matches!(error, LoadError::Read { .. }));
+    assert!(matches!(error, ReadReportError::Read { .. }));
     assert!(error.to_string().contains("no-such-report.json"), "{error}");
 
     let origin = Path::new("runs/a.json");
     let error = report::parse_json("{\"rows\": [", origin).expect_err("truncated");
-    assert!(matches!(error, LoadError::Parse { .. }));
+    assert!(matches!(error, ReadReportError::Parse { .. }));
     assert!(error.to_string().contains("runs/a.json"), "{error}");
 
     let error = report::parse_json("{\"hello\": 1}", origin).expect_err("not a report");
@@ -313,7 +313,7 @@ fn json_load_errors_name_the_file() {
         serde_json::from_str(&render(|out| report::write_json(&fixture(), out))).expect("valid JSON");
     value["schema_version"] = serde_json::json!(99);
     let error = report::parse_json(&value.to_string(), origin).expect_err("future schema");
-    assert!(matches!(error, LoadError::Schema { found: 99, .. }));
+    assert!(matches!(error, ReadReportError::Schema { found: 99, .. }));
     assert!(error.to_string().contains("runs/a.json"), "{error}");
     assert!(error.to_string().contains("version 99"), "{error}");
 

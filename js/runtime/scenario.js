@@ -1,53 +1,36 @@
 // Builds a framework's app from a scenario module (scenarios/*.js): the
 // scenario exports `apps`, one async factory per framework, and fwbench
-// serves what the factory returns. The registry below says how each
-// framework name maps onto a factory and a serving mode.
+// serves what the factory returns. Which factory a framework uses and how
+// its app is served come from fwbench's framework registry
+// (src/bench/registry.rs), passed in by the generated main module.
 
 /** Marks a node-style request listener `(req, res)` for the adapter. */
 export const NODE_LISTENER = Symbol.for("fwbench.node-listener");
-
-/**
- * Framework names fwbench knows, with the factory each uses and how its
- * app is served. hono-patched is hono's app with the runtime's global
- * Request/Response replaced by @hono/node-server's lightweight classes
- * (getRequestListener's overrideGlobalObjects), as Node users of hono get
- * them. One row runs per process, so the replacement cannot reach another
- * framework's runtime.
- */
-export const FRAMEWORKS = {
-  "s200": { factory: "s200", mode: "fetch" },
-  "s200-light": { factory: "s200-light", mode: "fetch" },
-  "hono": { factory: "hono", mode: "fetch" },
-  "hono-patched": { factory: "hono", mode: "hono-node-server" },
-  "express": { factory: "express", mode: "node" },
-  "fastify": { factory: "fastify", mode: "node" },
-  "elysia": { factory: "elysia", mode: "fetch" },
-};
 
 /**
  * The app for `framework` from `scenario`, ready to be the main module's
  * default export.
  * @param {Record<string, unknown>} scenario the scenario module's namespace
  * @param {string} name the scenario's name, for messages
- * @param {string} framework a key of FRAMEWORKS
+ * @param {{ name: string, factory: string, mode: string }} framework the
+ *   registry's row: its name, the `apps` key its app comes from, and how the
+ *   app is served ("fetch", "node" or "hono-node-server": hono's app with
+ *   the runtime's global Request/Response replaced by @hono/node-server's
+ *   lightweight classes, as Node users of hono get them)
  */
 export async function appFor(scenario, name, framework) {
-  const entry = FRAMEWORKS[framework];
-  if (entry === undefined) {
-    throw new TypeError(
-      `unknown framework '${framework}': fwbench knows ${Object.keys(FRAMEWORKS).join(", ")}`,
-    );
-  }
   const apps = scenario.apps;
   if (apps === null || typeof apps !== "object") {
     throw new TypeError(`scenario '${name}' does not export \`apps\` (one factory per framework)`);
   }
-  const factory = apps[framework] ?? apps[entry.factory];
+  const factory = apps[framework.name] ?? apps[framework.factory];
   if (typeof factory !== "function") {
-    throw new TypeError(`scenario '${name}' has no app for framework '${framework}' (apps['${entry.factory}'])`);
+    throw new TypeError(
+      `scenario '${name}' has no app for framework '${framework.name}' (apps['${framework.factory}'])`,
+    );
   }
   const app = await factory();
-  if (entry.mode === "hono-node-server" && apps[framework] === undefined) {
+  if (framework.mode === "hono-node-server" && apps[framework.name] === undefined) {
     // getRequestListener's side effect is the point: with
     // overrideGlobalObjects it replaces this runtime's global Request and
     // Response with @hono/node-server's lightweight classes. The app is then

@@ -1,8 +1,9 @@
 //! The framework × scenario matrix: which rows a run has, and why a row
 //! cannot run when it cannot.
 
-use super::registry::{self, Framework, Kind};
+use super::registry::{self, Framework};
 use crate::cli::MatrixArgs;
+use crate::report::RowKind;
 use crate::scenario::{self, ScenarioInfo, ScenarioRef};
 
 /// The scenarios every native row implements.
@@ -29,7 +30,7 @@ pub enum NotRun {
 }
 
 /// One cell of the matrix.
-pub struct Row<'a> {
+pub struct MatrixRow<'a> {
     /// The framework.
     pub framework: &'static Framework,
     /// The scenario.
@@ -60,7 +61,7 @@ impl Matrix {
     }
 
     /// Its rows, scenario-major.
-    pub fn rows(&self) -> Vec<Row<'_>> {
+    pub fn rows(&self) -> Vec<MatrixRow<'_>> {
         rows(&self.frameworks, &self.scenarios)
     }
 }
@@ -118,13 +119,13 @@ pub async fn load(refs: Vec<ScenarioRef>) -> Vec<LoadedScenario> {
 }
 
 /// The rows for `frameworks` × `scenarios`, in scenario-major order.
-pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<Row<'a>> {
+pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<MatrixRow<'a>> {
     let mut rows = Vec::new();
     for scenario in scenarios {
         for &framework in frameworks {
             let not_run = match (&scenario.info, framework.kind) {
                 (Err(error), _) => Some(NotRun::Failed(format!("the scenario failed to load: {error}"))),
-                (Ok(_), Kind::Native)
+                (Ok(_), RowKind::Native)
                     if !(scenario.builtin && NATIVE_SCENARIOS.contains(&scenario.source.name.as_str())) =>
                 {
                     Some(NotRun::Skipped(format!(
@@ -132,7 +133,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                         NATIVE_SCENARIOS.join(", ")
                     )))
                 }
-                (Ok(info), Kind::Js)
+                (Ok(info), RowKind::Js)
                     if !info
                         .apps
                         .iter()
@@ -145,7 +146,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                 }
                 _ => None,
             };
-            rows.push(Row {
+            rows.push(MatrixRow {
                 framework,
                 scenario,
                 not_run,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::plan::BenchPlan;
 use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec};
-use crate::report::{Percentiles, Round};
+use crate::report::Round;
 use crate::scenario::ScenarioInfo;
 
 /// Warm-up, then the plan's duration of closed-loop load on `addr` with
@@ -87,16 +87,7 @@ pub fn to_round(measured: &LoadReport, expected_status: u16) -> Round {
             measured.measured_s,
             measured.responses,
             successes,
-            Percentiles {
-                mean: latency.mean_us,
-                stdev: latency.stdev_us,
-                p50: latency.p50_us,
-                p90: latency.p90_us,
-                p99: latency.p99_us,
-                p999: latency.p99_9_us,
-                p9999: latency.p99_99_us,
-                max: latency.max_us,
-            },
+            latency.percentiles,
         )
     }
 }

@@ -29,6 +29,7 @@ pub use row::RowFailure;
 pub use run::run;
 
 use crate::cli::{CheckArgs, Outcome};
+use crate::report::RowKind;
 use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
@@ -115,8 +116,8 @@ fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
         .unwrap_or(0);
     for framework in registry::FRAMEWORKS {
         let kind = match framework.kind {
-            registry::Kind::Js => "js",
-            registry::Kind::Native => "native",
+            RowKind::Js => "js",
+            RowKind::Native => "native",
         };
         writeln!(
             out,

@@ -8,12 +8,12 @@ use anyhow::{anyhow, Context};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 
-use crate::scenario::{RequestSpec, SeenResponse};
+use crate::scenario::{ScenarioRequest, SeenResponse};
 
 /// Sends `request` to `addr` over a new HTTP/1.1 connection.
 pub async fn send(
     addr: SocketAddr,
-    request: &RequestSpec,
+    request: &ScenarioRequest,
     timeout: Duration,
 ) -> anyhow::Result<SeenResponse> {
     tokio::time::timeout(timeout, send_inner(addr, request))
@@ -21,7 +21,7 @@ pub async fn send(
         .map_err(|_| anyhow!("no response within {timeout:?}"))?
 }
 
-async fn send_inner(addr: SocketAddr, spec: &RequestSpec) -> anyhow::Result<SeenResponse> {
+async fn send_inner(addr: SocketAddr, spec: &ScenarioRequest) -> anyhow::Result<SeenResponse> {
     let stream = tokio::net::TcpStream::connect(addr)
         .await
         .with_context(|| format!("cannot connect to {addr}"))?;

@@ -1,21 +1,41 @@
 //! The frameworks fwbench benchmarks: each row of the matrix.
 //!
-//! JS rows are served from a scenario's `apps` (js/runtime/scenario.js maps
-//! each name to its factory and serving mode); native rows are Rust servers
-//! implementing the built-in scenarios (src/native).
-
-use serde::Serialize;
+//! This is the one list of frameworks: JS rows are served from a scenario's
+//! `apps`, and the main module written for a row (src/scenario) hands
+//! js/runtime/scenario.js the row's factory and serving mode from here;
+//! native rows are Rust servers implementing the built-in scenarios
+//! (src/native).
 
 use crate::engine::embedded;
+use crate::report::RowKind;
 
-/// Where a row's app runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A JS framework on the embedded engine.
-    Js,
-    /// A native Rust server.
+/// How a row's app is served, as js/runtime/scenario.js spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The app's `fetch(request)` answers with a Response.
+    Fetch,
+    /// A node-style `(req, res)` listener through the node:http shim.
+    Node,
+    /// hono's app with the runtime's global Request/Response replaced by
+    /// @hono/node-server's lightweight classes (getRequestListener's
+    /// overrideGlobalObjects), as Node users of hono get them. One row runs
+    /// per process, so the replacement cannot reach another framework's
+    /// runtime.
+    HonoNodeServer,
+    /// Served by Rust code, not by JS.
     Native,
+}
+
+impl Mode {
+    /// The name js/runtime/scenario.js knows the mode by.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fetch => "fetch",
+            Self::Node => "node",
+            Self::HonoNodeServer => "hono-node-server",
+            Self::Native => "native",
+        }
+    }
 }
 
 /// One framework fwbench knows.
@@ -24,9 +44,11 @@ pub struct Framework {
     /// Its name on the command line and in reports.
     pub name: &'static str,
     /// JS or native.
-    pub kind: Kind,
+    pub kind: RowKind,
     /// The `apps` key its app comes from (JS rows).
     pub factory: &'static str,
+    /// How its app is served.
+    pub mode: Mode,
     /// What it is, in a few words.
     pub about: &'static str,
 }
@@ -35,56 +57,65 @@ pub struct Framework {
 pub const FRAMEWORKS: &[Framework] = &[
     Framework {
         name: "s200",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "s200",
+        mode: Mode::Fetch,
         about: "s200 (js/s200), platform Response mutated in place",
     },
     Framework {
         name: "s200-light",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "s200-light",
+        mode: Mode::Fetch,
         about: "s200 over light responses (LightHeaders)",
     },
     Framework {
         name: "hono",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "hono",
+        mode: Mode::Fetch,
         about: "hono, platform Request/Response",
     },
     Framework {
         name: "hono-patched",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "hono",
+        mode: Mode::HonoNodeServer,
         about: "hono via @hono/node-server with its lightweight global Request/Response",
     },
     Framework {
         name: "express",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "express",
+        mode: Mode::Node,
         about: "express through the node:http shim",
     },
     Framework {
         name: "fastify",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "fastify",
+        mode: Mode::Node,
         about: "fastify through the node:http shim",
     },
     Framework {
         name: "elysia",
-        kind: Kind::Js,
+        kind: RowKind::Js,
         factory: "elysia",
+        mode: Mode::Fetch,
         about: "elysia, fetch-style",
     },
     Framework {
         name: "hyper",
-        kind: Kind::Native,
+        kind: RowKind::Native,
         factory: "",
+        mode: Mode::Native,
         about: "native Rust: a plain hyper service function",
     },
     Framework {
         name: "axum",
-        kind: Kind::Native,
+        kind: RowKind::Native,
         factory: "",
+        mode: Mode::Native,
         about: "native Rust: axum, the mw chain as tower layers",
     },
 ];
@@ -103,13 +134,17 @@ pub fn select(names: Option<&str>) -> anyhow::Result<Vec<&'static Framework>> {
         .split(',')
         .map(str::trim)
         .filter(|name| !name.is_empty())
-        .map(|name| {
-            find(name).ok_or_else(|| {
-                let known: Vec<_> = FRAMEWORKS.iter().map(|f| f.name).collect();
-                anyhow::anyhow!("unknown framework '{name}' (known: {})", known.join(", "))
-            })
-        })
+        .map(named)
         .collect()
+}
+
+/// Looks a framework up by name; an unknown name is an error listing the
+/// known ones.
+pub fn named(name: &str) -> anyhow::Result<&'static Framework> {
+    find(name).ok_or_else(|| {
+        let known: Vec<_> = FRAMEWORKS.iter().map(|f| f.name).collect();
+        anyhow::anyhow!("unknown framework '{name}' (known: {})", known.join(", "))
+    })
 }
 
 /// The version a row runs: the npm package's (from the vendor manifest), the
@@ -143,17 +178,5 @@ mod tests {
             error.contains("'nope'") && error.contains("hono-patched"),
             "{error}"
         );
-    }
-
-    #[test]
-    fn the_js_registry_knows_every_js_row() {
-        let js = embedded::get("runtime/scenario.js").expect("scenario.js is embedded");
-        for framework in FRAMEWORKS.iter().filter(|f| f.kind == Kind::Js) {
-            assert!(
-                js.contains(&format!("\"{}\": {{", framework.name)),
-                "{} missing in scenario.js",
-                framework.name
-            );
-        }
     }
 }

@@ -13,7 +13,6 @@ use super::matrix::NotRun;
 use super::measure::{measure, to_round};
 use super::plan::BenchPlan;
 use super::progress::Progress;
-use super::registry::Kind;
 use super::row::{self, RowFailure};
 use super::server::{ServerProcess, ServerSpec};
 use super::{clock, cpus, machine, output};
@@ -120,10 +119,7 @@ fn start_rows(
         }
         let framework = row.framework.name;
         let scenario = row.scenario.source.name.clone();
-        let kind = match row.framework.kind {
-            Kind::Js => RowKind::Js,
-            Kind::Native => RowKind::Native,
-        };
+        let kind = row.framework.kind;
         let info = match (&row.not_run, &row.scenario.info) {
             (Some(NotRun::Skipped(_)), _) => continue,
             (Some(NotRun::Failed(reason)), _) => {

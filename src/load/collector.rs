@@ -171,7 +171,7 @@ pub(crate) struct Exchange {
 /// threads' counters never share a cache line.
 #[derive(Debug, Default)]
 #[repr(align(128))]
-pub(crate) struct Progress {
+pub(crate) struct LiveCounters {
     pub(crate) responses: AtomicU64,
     pub(crate) errors: AtomicU64,
 }
@@ -209,11 +209,11 @@ pub(crate) struct Collector {
     pub(crate) busy_us: u64,
     /// Outcomes excluded because they belong to the warm-up.
     pub(crate) warmup: u64,
-    progress: Arc<Progress>,
+    progress: Arc<LiveCounters>,
 }
 
 impl Collector {
-    pub(crate) fn new(open_loop: bool, progress: Arc<Progress>) -> Collector {
+    pub(crate) fn new(open_loop: bool, progress: Arc<LiveCounters>) -> Collector {
         Collector {
             latency: histogram::new(),
             service: open_loop.then(histogram::new),

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Highest value tracked, µs.
 pub const MAX_US: u64 = 60_000_000;
@@ -39,46 +39,84 @@ pub(crate) fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
     let _ = into.add(from);
 }
 
-/// Summary of a latency distribution, µs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+/// A latency distribution in microseconds (from an HDR histogram): what
+/// `fwbench load` reports and what a bench report's rounds store.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Standard deviation.
+    pub stdev: f64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// 99.99th percentile.
+    pub p9999: u64,
+    /// Largest value recorded.
+    pub max: u64,
+}
+
+impl Percentiles {
+    /// Summarizes `h`; all zero when it is empty.
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        if h.is_empty() {
+            return Percentiles::default();
+        }
+        Percentiles {
+            mean: h.mean(),
+            stdev: h.stdev(),
+            p50: h.value_at_quantile(0.5),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            p9999: h.value_at_quantile(0.9999),
+            max: h.max(),
+        }
+    }
+}
+
+/// A latency distribution with its sample count, as `fwbench load` reports
+/// it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LatencyStats {
     /// Number of samples.
     pub count: u64,
-    /// Mean.
-    pub mean_us: f64,
-    /// Standard deviation.
-    pub stdev_us: f64,
-    /// Median.
-    pub p50_us: u64,
-    /// 90th percentile.
-    pub p90_us: u64,
-    /// 99th percentile.
-    pub p99_us: u64,
-    /// 99.9th percentile.
-    pub p99_9_us: u64,
-    /// 99.99th percentile.
-    pub p99_99_us: u64,
-    /// Largest value.
-    pub max_us: u64,
+    /// The distribution, µs.
+    pub percentiles: Percentiles,
 }
 
 impl LatencyStats {
     /// Summarizes `h`; all zero when it is empty.
     pub fn of(h: &Histogram<u64>) -> LatencyStats {
-        if h.is_empty() {
-            return LatencyStats::default();
-        }
         LatencyStats {
             count: h.len(),
-            mean_us: h.mean(),
-            stdev_us: h.stdev(),
-            p50_us: h.value_at_quantile(0.5),
-            p90_us: h.value_at_quantile(0.9),
-            p99_us: h.value_at_quantile(0.99),
-            p99_9_us: h.value_at_quantile(0.999),
-            p99_99_us: h.value_at_quantile(0.9999),
-            max_us: h.max(),
+            percentiles: Percentiles::of(h),
         }
+    }
+}
+
+/// `fwbench load --json` spells each figure with its unit (`p50_us`), as it
+/// did before the figures were shared with the bench report.
+impl Serialize for LatencyStats {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let p = &self.percentiles;
+        let mut out = serializer.serialize_struct("LatencyStats", 9)?;
+        out.serialize_field("count", &self.count)?;
+        out.serialize_field("mean_us", &p.mean)?;
+        out.serialize_field("stdev_us", &p.stdev)?;
+        out.serialize_field("p50_us", &p.p50)?;
+        out.serialize_field("p90_us", &p.p90)?;
+        out.serialize_field("p99_us", &p.p99)?;
+        out.serialize_field("p99_9_us", &p.p999)?;
+        out.serialize_field("p99_99_us", &p.p9999)?;
+        out.serialize_field("max_us", &p.max)?;
+        out.end()
     }
 }
 
@@ -147,11 +185,12 @@ mod tests {
         }
         let s = LatencyStats::of(&h);
         assert_eq!(s.count, 1000);
-        assert_eq!(s.p50_us, 500);
-        assert_eq!(s.p90_us, 900);
-        assert_eq!(s.p99_us, 990);
-        assert_eq!(s.max_us, 1000);
-        assert!((s.mean_us - 500.5).abs() < 0.5);
+        let p = s.percentiles;
+        assert_eq!(p.p50, 500);
+        assert_eq!(p.p90, 900);
+        assert_eq!(p.p99, 990);
+        assert_eq!(p.max, 1000);
+        assert!((p.mean - 500.5).abs() < 0.5);
     }
 
     #[test]

@@ -12,7 +12,7 @@ let mut plan = LoadPlan::new("http://127.0.0.1:3000/")?;
 plan.connections = 50;
 plan.duration = Some(Duration::from_secs(10));
 let report = execute(&plan)?;
-println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.p99_us);
+println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.percentiles.p99);
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
 
@@ -61,7 +61,7 @@ use anyhow::Context;
 
 pub use args::{parse_duration, parse_expect_header, parse_header, ExpectHeaderArg, HeaderArg, LoadArgs};
 pub use collector::ErrorKind;
-pub use histogram::{write_percentiles, LatencyStats};
+pub use histogram::{write_percentiles, LatencyStats, Percentiles};
 pub use plan::{
     available_cpus, LoadPlan, PlanError, RequestSpec, DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP,
     MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,

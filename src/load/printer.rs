@@ -160,18 +160,19 @@ pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn latency_row(out: &mut dyn Write, label: &str, s: &LatencyStats) -> io::Result<()> {
+    let p = &s.percentiles;
     writeln!(
         out,
         "  {:<13}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}",
         label,
-        fmt_us(s.mean_us),
-        fmt_us(s.stdev_us),
-        fmt_us(s.p50_us as f64),
-        fmt_us(s.p90_us as f64),
-        fmt_us(s.p99_us as f64),
-        fmt_us(s.p99_9_us as f64),
-        fmt_us(s.p99_99_us as f64),
-        fmt_us(s.max_us as f64),
+        fmt_us(p.mean),
+        fmt_us(p.stdev),
+        fmt_us(p.p50 as f64),
+        fmt_us(p.p90 as f64),
+        fmt_us(p.p99 as f64),
+        fmt_us(p.p999 as f64),
+        fmt_us(p.p9999 as f64),
+        fmt_us(p.max as f64),
     )
 }
 

@@ -103,7 +103,7 @@ pub(crate) fn parse_head(
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             // The last coding decides: chunked must be the final one.
             let last = h.value.rsplit(|&b| b == b',').next().unwrap_or_default();
-            if trim(last).eq_ignore_ascii_case(b"chunked") {
+            if last.trim_ascii().eq_ignore_ascii_case(b"chunked") {
                 chunked = true;
                 other_coding = false;
             } else {
@@ -111,7 +111,7 @@ pub(crate) fn parse_head(
             }
         } else if name.eq_ignore_ascii_case(b"connection") {
             for token in h.value.split(|&b| b == b',') {
-                let token = trim(token);
+                let token = token.trim_ascii();
                 close |= token.eq_ignore_ascii_case(b"close");
                 keep_alive_token |= token.eq_ignore_ascii_case(b"keep-alive");
             }
@@ -164,22 +164,13 @@ pub(crate) fn parse_head(
 }
 
 fn parse_decimal(v: &[u8]) -> Option<u64> {
-    let v = trim(v);
+    let v = v.trim_ascii();
     if v.is_empty() || v.len() > 19 {
         return None;
     }
     v.iter().try_fold(0u64, |acc, &b| {
         b.is_ascii_digit().then(|| acc * 10 + u64::from(b - b'0'))
     })
-}
-
-fn trim(v: &[u8]) -> &[u8] {
-    let start = v.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(v.len());
-    let end = v
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &v[start..end]
 }
 
 /// Incremental body decoder.

@@ -121,7 +121,7 @@ impl Checker {
                 if h.name.as_bytes().eq_ignore_ascii_case(name) {
                     match value {
                         None => continue 'required,
-                        Some(v) if trim(h.value) == v.as_slice() => continue 'required,
+                        Some(v) if h.value.trim_ascii() == v.as_slice() => continue 'required,
                         Some(_) => {}
                     }
                 }
@@ -139,7 +139,7 @@ impl Checker {
         let found: Vec<String> = headers
             .iter()
             .filter(|h| h.name.as_bytes().eq_ignore_ascii_case(name))
-            .map(|h| format!("'{}'", String::from_utf8_lossy(trim(h.value))))
+            .map(|h| format!("'{}'", String::from_utf8_lossy(h.value.trim_ascii())))
             .collect();
         match (value, found.is_empty()) {
             (_, true) => format!("header '{name_text}' missing"),
@@ -182,15 +182,6 @@ fn snippet(bytes: &[u8]) -> String {
 }
 
 const SNIPPET: usize = 60;
-
-fn trim(v: &[u8]) -> &[u8] {
-    let start = v.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(v.len());
-    let end = v
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &v[start..end]
-}
 
 /// Accumulates what the validator needs from a body as it streams by:
 /// length, FNV-1a hash and, when an example may be needed, its first bytes.

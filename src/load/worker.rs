@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::task::LocalSet;
 use tokio::time::{Instant, Sleep};
 
-use super::collector::{Collector, Exchange, Progress, RequestError};
+use super::collector::{Collector, Exchange, LiveCounters, RequestError};
 use super::conn::Conn;
 use super::cpu;
 use super::pacer::Pacer;
@@ -197,7 +197,7 @@ pub(crate) fn run(
             .rate
             .map(|rate| (Duration::from_secs_f64(plan.connections as f64 / rate), rate)),
     });
-    let progress: Vec<Arc<Progress>> = (0..threads).map(|_| Arc::default()).collect();
+    let progress: Vec<Arc<LiveCounters>> = (0..threads).map(|_| Arc::default()).collect();
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut handles = Vec::with_capacity(threads);
     for (t, progress) in progress.iter().enumerate() {
@@ -250,7 +250,11 @@ fn share(connections: usize, threads: usize, t: usize) -> Range<usize> {
     start..start + base + usize::from(t < extra)
 }
 
-fn thread_main(shared: Arc<Shared>, ids: Range<usize>, progress: Arc<Progress>) -> io::Result<ThreadResult> {
+fn thread_main(
+    shared: Arc<Shared>,
+    ids: Range<usize>,
+    progress: Arc<LiveCounters>,
+) -> io::Result<ThreadResult> {
     let cpu0 = cpu::thread_cpu_time();
     let wall0 = Instant::now();
     let rt = tokio::runtime::Builder::new_current_thread()

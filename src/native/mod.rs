@@ -36,8 +36,5 @@ impl Scenario {
     }
 }
 
-/// The native frameworks.
-pub const FRAMEWORKS: &[&str] = &["hyper", "axum"];
-
 /// The hello body, byte for byte what the JS rows send.
 const HELLO_JSON: &str = r#"{"message":"hello"}"#;

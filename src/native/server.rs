@@ -12,6 +12,8 @@ use tokio::sync::watch;
 
 use super::{axum_row, hyper_row, Scenario};
 use crate::adapter::{serve_connections, worker_listener, ServeConfig, Workers};
+use crate::bench::registry;
+use crate::report::RowKind;
 
 /// Starts `framework` (hyper or axum) serving `scenario` on `listener`.
 pub fn start(
@@ -23,7 +25,8 @@ pub fn start(
     let scenario = Scenario::from_name(scenario).ok_or_else(|| {
         anyhow!("native rows implement only the built-in scenarios hello, param and mw, not '{scenario}'")
     })?;
-    if !super::FRAMEWORKS.contains(&framework) {
+    let native = registry::find(framework).is_some_and(|found| found.kind == RowKind::Native);
+    if !native {
         return Err(anyhow!("'{framework}' is not a native framework (hyper, axum)"));
     }
     let framework = framework.to_owned();

@@ -96,7 +96,7 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// Why a JSON report could not be loaded. Each variant names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub enum ReadReportError {
     /// The file could not be read.
     #[error("cannot read report {path}")]
     Read {
@@ -131,8 +131,8 @@ pub enum LoadError {
 }
 
 /// Reads a JSON report written by [`write_json`] from `path`.
-pub fn load_json(path: &Path) -> Result<BenchReport, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+pub fn load_json(path: &Path) -> Result<BenchReport, ReadReportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadReportError::Read {
         path: path.to_owned(),
         source,
     })?;
@@ -140,8 +140,8 @@ pub fn load_json(path: &Path) -> Result<BenchReport, LoadError> {
 }
 
 /// Parses a JSON report; `origin` names it in errors.
-pub fn parse_json(text: &str, origin: &Path) -> Result<BenchReport, LoadError> {
-    let parse_error = |message: String| LoadError::Parse {
+pub fn parse_json(text: &str, origin: &Path) -> Result<BenchReport, ReadReportError> {
+    let parse_error = |message: String| ReadReportError::Parse {
         path: origin.to_owned(),
         message,
     };
@@ -154,7 +154,7 @@ pub fn parse_json(text: &str, origin: &Path) -> Result<BenchReport, LoadError> {
             Some(found)
                 if (u64::from(OLDEST_READABLE_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&found) => {}
             Some(found) => {
-                return Err(LoadError::Schema {
+                return Err(ReadReportError::Schema {
                     path: origin.to_owned(),
                     found,
                     expected: SCHEMA_VERSION,

@@ -8,11 +8,11 @@ present it, and `fwbench compare`.
   round by round, and what `--json` writes. Measured figures only.
 - `summary.rs`: [`Summary`], every derived figure (medians over rounds,
   ranks, ratio to hyper, `mw vs hello`), computed, never stored.
-- `tables.rs`: the terminal table and `--markdown` (same content).
+- `text.rs`: the terminal report and its `--markdown` twin (same content).
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
 - `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).
-- `table.rs`, `format.rs`: column layout and number formatting shared by
-  the writers.
+- `table.rs`, `format.rs`: the `Table` of text cells (aligned text or
+  markdown) and number formatting, shared by the writers.
 
 Every writer takes the report and an injected `&mut dyn Write` (oha's
 printer idea), so tests capture the output and the CLI picks the file.
@@ -41,15 +41,15 @@ pub mod model;
 pub mod summary;
 mod svg;
 mod table;
-mod tables;
+mod text;
 
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
-pub use json::{load_json, parse_json, write_json, LoadError};
+pub use json::{load_json, parse_json, write_json, ReadReportError};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo,
     OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;
-pub use tables::{write_markdown, write_terminal};
+pub use text::{write_markdown, write_terminal};

@@ -28,6 +28,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::load::Percentiles;
+
 /// The version of this JSON layout. Bump it when a field changes meaning,
 /// moves or is removed; `fwbench compare` refuses reports of a version it
 /// cannot read rather than comparing figures that mean different things.
@@ -195,27 +197,6 @@ pub struct Round {
     pub non_2xx: u64,
     /// 2xx responses that failed the scenario's validation (body, headers).
     pub mismatches: u64,
-}
-
-/// A latency distribution in microseconds (from an HDR histogram).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Percentiles {
-    /// Arithmetic mean.
-    pub mean: f64,
-    /// Standard deviation.
-    pub stdev: f64,
-    /// Median.
-    pub p50: u64,
-    /// 90th percentile.
-    pub p90: u64,
-    /// 99th percentile.
-    pub p99: u64,
-    /// 99.9th percentile.
-    pub p999: u64,
-    /// 99.99th percentile.
-    pub p9999: u64,
-    /// Largest value recorded.
-    pub max: u64,
 }
 
 impl BenchReport {

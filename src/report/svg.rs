@@ -15,6 +15,7 @@ their bars would be instead of a bar.
 
 use std::io::{self, Write};
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -185,6 +186,53 @@ fn note_at(x: f64, lift: f64, text: &str) -> Text<'static, (f64, f64), String> {
     )
 }
 
+/// A chart over one slot per framework along x and `0..y_max` up, with
+/// the mesh, axis labels and fonts every panel shares.
+type FrameworkChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Builds a panel's [`FrameworkChart`] and draws its mesh.
+fn framework_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    frameworks: &[String],
+    y_max: f64,
+    y_desc: &str,
+    y_format: &dyn Fn(&f64) -> String,
+) -> Result<FrameworkChart<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(-0.5..(frameworks.len() as f64 - 0.5), 0.0..y_max)?;
+    let label = |x: &f64| slot_label(frameworks, *x);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(0)
+        .x_labels(frameworks.len() + 1)
+        .x_label_formatter(&label)
+        .y_label_formatter(&y_format)
+        .x_desc("framework")
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 14))
+        .draw()?;
+    Ok(chart)
+}
+
+/// Draws a panel's legend, top right.
+fn draw_legend<'a, 'b: 'a>(chart: &mut FrameworkChart<'a, 'b>) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    Ok(())
+}
+
 fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary) -> DrawResult {
     let frameworks = &summary.frameworks;
     let scenarios = &summary.scenarios;
@@ -194,31 +242,14 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
         .filter_map(|r| r.rps_ok.map(|s| s.max))
         .fold(0.0_f64, f64::max);
     let y_max = y_limit(top, scenarios.len(), THROUGHPUT_HEIGHT);
-    let x_range = -0.5..(frameworks.len() as f64 - 0.5);
-
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            "Throughput: requests/s, median over rounds (whiskers: min–max)",
-            ("sans-serif", 16),
-        )
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_range, 0.0..y_max)?;
-    let label = |x: &f64| slot_label(frameworks, *x);
-    let y_format = |y: &f64| format::rps(*y);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .max_light_lines(0)
-        .x_labels(frameworks.len() + 1)
-        .x_label_formatter(&label)
-        .y_label_formatter(&y_format)
-        .x_desc("framework")
-        .y_desc("requests/s")
-        .label_style(("sans-serif", 12))
-        .axis_desc_style(("sans-serif", 14))
-        .draw()?;
+    let mut chart = framework_chart(
+        area,
+        "Throughput: requests/s, median over rounds (whiskers: min–max)",
+        frameworks,
+        y_max,
+        "requests/s",
+        &|y| format::rps(*y),
+    )?;
 
     for (s, scenario) in scenarios.iter().enumerate() {
         let color = SCENARIO_COLORS[s % SCENARIO_COLORS.len()];
@@ -257,14 +288,7 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
         chart.draw_series(whiskers)?;
         chart.draw_series(notes)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 fn draw_latency(
@@ -297,29 +321,14 @@ fn draw_latency(
     let top = figures.iter().flatten().flatten().fold(0.0_f64, |a, &b| a.max(b));
     let y_max = y_limit(top, PERCENTILES.len(), LATENCY_HEIGHT);
 
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("Latency, scenario {scenario}: ms, median over rounds"),
-            ("sans-serif", 16),
-        )
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5..(frameworks.len() as f64 - 0.5), 0.0..y_max)?;
-    let label = |x: &f64| slot_label(frameworks, *x);
-    let y_format = |y: &f64| format!("{y:.2}");
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .max_light_lines(0)
-        .x_labels(frameworks.len() + 1)
-        .x_label_formatter(&label)
-        .y_label_formatter(&y_format)
-        .x_desc("framework")
-        .y_desc("latency (ms)")
-        .label_style(("sans-serif", 12))
-        .axis_desc_style(("sans-serif", 14))
-        .draw()?;
+    let mut chart = framework_chart(
+        area,
+        &format!("Latency, scenario {scenario}: ms, median over rounds"),
+        frameworks,
+        y_max,
+        "latency (ms)",
+        &|y| format!("{y:.2}"),
+    )?;
 
     let mut notes = Vec::new();
     for (f, framework) in frameworks.iter().enumerate() {
@@ -352,14 +361,7 @@ fn draw_latency(
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 #[cfg(test)]

@@ -30,6 +30,11 @@ impl Table {
         }
     }
 
+    /// How many columns it has.
+    pub fn columns(&self) -> usize {
+        self.columns.len()
+    }
+
     /// Appends a row; missing cells are left empty, extra cells are dropped.
     pub fn push(&mut self, mut cells: Vec<String>) {
         cells.resize(self.columns.len(), String::new());

@@ -1,6 +1,6 @@
 //! Checking a response against a scenario's expectations.
 
-use super::Expectations;
+use super::ScenarioExpectations;
 
 /// A response as seen on the wire, for checking.
 #[derive(Debug, Clone, Default)]
@@ -34,7 +34,7 @@ pub fn media_type(content_type: &str) -> String {
 
 /// Every way `seen` differs from `expect`, each as one readable line; empty
 /// when the response is as expected.
-pub fn mismatches(expect: &Expectations, seen: &SeenResponse) -> Vec<String> {
+pub fn mismatches(expect: &ScenarioExpectations, seen: &SeenResponse) -> Vec<String> {
     let mut problems = Vec::new();
     if seen.status != expect.status {
         problems.push(format!("status {} (expected {})", seen.status, expect.status));
@@ -67,8 +67,8 @@ pub fn mismatches(expect: &Expectations, seen: &SeenResponse) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn mw_expect() -> Expectations {
-        Expectations {
+    fn mw_expect() -> ScenarioExpectations {
+        ScenarioExpectations {
             status: 200,
             body: Some(r#"{"message":"hello"}"#.into()),
             content_type: Some("application/json".into()),

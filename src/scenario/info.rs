@@ -12,7 +12,7 @@ use crate::engine::{self, Engine, EngineOptions};
 
 /// The request a scenario sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RequestSpec {
+pub struct ScenarioRequest {
     /// HTTP method (`GET`).
     pub method: String,
     /// Path and query (`/user/42?x=1`).
@@ -27,7 +27,7 @@ pub struct RequestSpec {
 
 /// What every framework must answer to the scenario's request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Expectations {
+pub struct ScenarioExpectations {
     /// Exact status code.
     pub status: u16,
     /// Exact body, if checked.
@@ -51,9 +51,9 @@ pub struct ScenarioInfo {
     #[serde(default)]
     pub description: String,
     /// The request the load generator sends.
-    pub request: RequestSpec,
+    pub request: ScenarioRequest,
     /// What a correct answer looks like.
-    pub expect: Expectations,
+    pub expect: ScenarioExpectations,
     /// The keys of its `apps` export (framework names or factories).
     pub apps: Vec<String>,
 }

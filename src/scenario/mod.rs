@@ -4,13 +4,15 @@
 //! A scenario is an ES module (format: scenarios/README.md) exporting its
 //! `request`, its `expect`ations and `apps`, one factory per framework.
 //! js/runtime/scenario.js turns (scenario, framework) into an app; this
-//! module writes the small main module that asks it to.
+//! module writes the small main module that asks it to, passing the
+//! framework's factory and serving mode from src/bench/registry.rs.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
+use crate::bench::registry::Framework;
 use crate::engine::embedded;
 
 mod expect;
@@ -18,7 +20,7 @@ mod info;
 
 pub use expect::{mismatches, SeenResponse};
 
-pub use info::{load as load_info, Expectations, RequestSpec, ScenarioInfo};
+pub use info::{load as load_info, ScenarioExpectations, ScenarioInfo, ScenarioRequest};
 
 /// A scenario module, located.
 #[derive(Debug, Clone)]
@@ -83,17 +85,25 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
 }
 
 /// The main module that serves `framework`'s app from `scenario`: its URL
-/// (for messages and stack traces) and its code.
-pub fn app_module(scenario: &ScenarioRef, framework: &str) -> (ModuleSpecifier, String) {
-    let url = ModuleSpecifier::parse(&format!("fwbench:///main/{}/{framework}.js", scenario.name))
-        .expect("valid URL");
+/// (for messages and stack traces) and its code. The code hands appFor the
+/// framework's factory and serving mode from the registry, the one list of
+/// frameworks.
+pub fn app_module(scenario: &ScenarioRef, framework: &Framework) -> (ModuleSpecifier, String) {
+    let url = ModuleSpecifier::parse(&format!(
+        "fwbench:///main/{}/{}.js",
+        scenario.name, framework.name
+    ))
+    .expect("valid URL");
     let code = format!(
         "import * as scenario from {url};\n\
          import {{ appFor }} from \"fwbench:///runtime/scenario.js\";\n\
-         export default await appFor(scenario, {name}, {framework});\n",
+         export default await appFor(scenario, {name}, \
+         {{ name: {framework}, factory: {factory}, mode: {mode} }});\n",
         url = json_string(scenario.url.as_str()),
         name = json_string(&scenario.name),
-        framework = json_string(framework),
+        framework = json_string(framework.name),
+        factory = json_string(framework.factory),
+        mode = json_string(framework.mode.as_str()),
     );
     (url, code)
 }
@@ -127,8 +137,14 @@ mod tests {
             url: ModuleSpecifier::parse("file:///tmp/we%22ird.js").unwrap(),
             root: None,
         };
-        let (url, code) = app_module(&scenario, "hono");
-        assert_eq!(url.as_str(), "fwbench:///main/we%22ird/hono.js");
-        assert!(code.contains(r#"appFor(scenario, "we\"ird", "hono")"#), "{code}");
+        let hono_patched = crate::bench::registry::find("hono-patched").unwrap();
+        let (url, code) = app_module(&scenario, hono_patched);
+        assert_eq!(url.as_str(), "fwbench:///main/we%22ird/hono-patched.js");
+        assert!(
+            code.contains(
+                r#"appFor(scenario, "we\"ird", { name: "hono-patched", factory: "hono", mode: "hono-node-server" })"#
+            ),
+            "{code}"
+        );
     }
 }

@@ -218,31 +218,16 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
     ]);
     for row in summary.ranked(scenario) {
         let rank = row.rank.map_or(NONE.to_owned(), |r| r.to_string());
-        if row.failure.is_some() {
-            table.push(vec![
-                rank,
-                row.framework.clone(),
-                FAILED.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-            ]);
-            continue;
-        }
-        let Some(rps) = row.rps_ok else {
-            table.push(vec![
-                rank,
-                row.framework.clone(),
-                "no rounds".to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-                NONE.to_owned(),
-            ]);
-            continue;
+        let rps = match (&row.failure, row.rps_ok) {
+            (None, Some(rps)) => rps,
+            (failure, _) => {
+                // No figures: the reason in the req/s column, the rest blank.
+                let reason = if failure.is_some() { FAILED } else { "no rounds" };
+                let mut cells = vec![rank, row.framework.clone(), reason.to_owned()];
+                cells.resize(table.columns(), NONE.to_owned());
+                table.push(cells);
+                continue;
+            }
         };
         table.push(vec![
             rank,
