@@ -6,53 +6,67 @@
 // which rebuilds the response); express, fastify and elysia write into a
 // header store that is serialized at the end. docs/unwind-tax.md's caveats apply:
 // idiomatic, not identical; work-equivalent.
+//
+// The chain's length is a parameter: `depth` below is the article's five,
+// and `fwbench sweep` builds the same chain with 0, 1, 2, 4, 8, 16 links
+// (each factory and `expect` receive `{ depth }`) to fit the cost of one
+// link. Link 3, when there is one, is always the timed link.
 // Format: scenarios/README.md.
 
 export const description =
   'five middleware links, each reads x-test and stamps x-mw-<i> after the handler';
 
+/** The number of links `bench` runs; `sweep` varies it. */
+export const depth = 5;
+
 export const request = { method: 'GET', path: '/mw', headers: { 'x-test': '1' }, body: null };
 
-export const expect = {
-  status: 200,
-  body: '{"message":"hello"}',
-  // express and fastify add "; charset=utf-8"; parameters are ignored.
-  contentType: 'application/json',
-  headers: { 'x-mw-1': '1', 'x-mw-2': '2', 'x-mw-3': '3', 'x-mw-4': '4', 'x-mw-5': '5' },
-};
+/** What a chain of `depth` links answers: x-mw-1 … x-mw-<depth>. */
+export function expect({ depth }) {
+  return {
+    status: 200,
+    body: '{"message":"hello"}',
+    // express and fastify add "; charset=utf-8"; parameters are ignored.
+    contentType: 'application/json',
+    headers: Object.fromEntries(links(depth).map((i) => [`x-mw-${i}`, String(i)])),
+  };
+}
+
+/** The link numbers 1 … depth. */
+const links = (depth) => Array.from({ length: depth }, (_, i) => i + 1);
 
 export const apps = {
   // The true unwind: the header is written on the materialized response.
-  async s200() {
-    return s200App(await import('s200'));
+  async s200({ depth }) {
+    return s200App(await import('s200'), depth);
   },
 
   // The same code; ctx.res is a LightResponse with LightHeaders.
-  async 's200-light'() {
-    return s200App(await import('s200/light'));
+  async 's200-light'({ depth }) {
+    return s200App(await import('s200/light'), depth);
   },
 
   // Also a true unwind, but the header write goes through the context.
-  async hono() {
+  async hono({ depth }) {
     const { Hono } = await import('hono');
     const app = new Hono();
-    const mwLink = (i) =>
-      app.use('/mw/*', async (c, next) => {
-        c.req.header('x-test');
-        await next();
-        c.header(`x-mw-${i}`, String(i));
-      });
-    mwLink(1);
-    mwLink(2);
-    app.use('/mw/*', async (c, next) => {
-      c.req.header('x-test');
-      const t0 = performance.now();
-      await next();
-      c.header('x-mw-3', '3');
-      c.set('elapsed', performance.now() - t0);
-    });
-    mwLink(4);
-    mwLink(5);
+    for (const i of links(depth)) {
+      if (i === 3) {
+        app.use('/mw/*', async (c, next) => {
+          c.req.header('x-test');
+          const t0 = performance.now();
+          await next();
+          c.header('x-mw-3', '3');
+          c.set('elapsed', performance.now() - t0);
+        });
+      } else {
+        app.use('/mw/*', async (c, next) => {
+          c.req.header('x-test');
+          await next();
+          c.header(`x-mw-${i}`, String(i));
+        });
+      }
+    }
     app.get('/mw', (c) => c.json({ message: 'hello' }));
     return app;
   },
@@ -60,34 +74,37 @@ export const apps = {
   // Store-and-serialize: setHeader on the way in is equivalent to writing
   // at unwind, since serialization is deferred; the third link's timing
   // store still runs after next().
-  async express() {
+  async express({ depth }) {
     const { default: express } = await import('express');
     const app = express();
-    const mwLink = (i) => (req, res, next) => {
-      req.headers['x-test'];
-      res.setHeader(`x-mw-${i}`, String(i));
-      next();
-    };
-    app.use('/mw', mwLink(1), mwLink(2));
-    app.use('/mw', (req, res, next) => {
-      req.headers['x-test'];
-      const t0 = performance.now();
-      res.setHeader('x-mw-3', '3');
-      next();
-      req.elapsed = performance.now() - t0;
-    });
-    app.use('/mw', mwLink(4), mwLink(5));
+    for (const i of links(depth)) {
+      if (i === 3) {
+        app.use('/mw', (req, res, next) => {
+          req.headers['x-test'];
+          const t0 = performance.now();
+          res.setHeader('x-mw-3', '3');
+          next();
+          req.elapsed = performance.now() - t0;
+        });
+      } else {
+        app.use('/mw', (req, res, next) => {
+          req.headers['x-test'];
+          res.setHeader(`x-mw-${i}`, String(i));
+          next();
+        });
+      }
+    }
     app.get('/mw', (_req, res) => res.json({ message: 'hello' }));
     return app;
   },
 
   // Async onRequest hooks in an encapsulated register scope (fastify hooks
   // are per plugin), writing into the reply's header store.
-  async fastify() {
+  async fastify({ depth }) {
     const { default: Fastify } = await import('fastify');
     const app = Fastify();
     await app.register(async (instance) => {
-      for (let i = 1; i <= 5; i++) {
+      for (const i of links(depth)) {
         if (i === 3) {
           instance.addHook('onRequest', async (request, reply) => {
             const t0 = performance.now();
@@ -108,12 +125,12 @@ export const apps = {
   },
 
   // elysia's onRequest hooks cannot be scoped, so the scoped equivalent is a
-  // five-link guard({ beforeHandle }) chain writing set.headers.
-  async elysia() {
+  // guard({ beforeHandle }) chain writing set.headers.
+  async elysia({ depth }) {
     const { Elysia } = await import('elysia');
     const app = new Elysia();
     const mwLinks = {
-      beforeHandle: [1, 2, 3, 4, 5].map((i) =>
+      beforeHandle: links(depth).map((i) =>
         i === 3
           ? (ctx) => {
               const t0 = performance.now();
@@ -133,30 +150,26 @@ export const apps = {
 };
 
 /** The s200 app; the same code runs on s200 and s200-light. */
-function s200App({ createApp, use, get, json }) {
+function s200App({ createApp, use, get, json }, depth) {
   const app = createApp();
-  const mwLink = (i) => (ctx, next) => {
-    ctx.req.headers.get('x-test');
-    return next().then(() => {
-      ctx.res.headers.set(`x-mw-${i}`, String(i));
-    });
-  };
-  use(
-    app,
-    '/mw',
-    mwLink(1),
-    mwLink(2),
-    (ctx, next) => {
-      ctx.req.headers.get('x-test');
-      const t0 = performance.now();
-      return next().then(() => {
-        ctx.state.elapsed = performance.now() - t0;
-        ctx.res.headers.set('x-mw-3', '3');
-      });
-    },
-    mwLink(4),
-    mwLink(5),
+  const chain = links(depth).map((i) =>
+    i === 3
+      ? (ctx, next) => {
+          ctx.req.headers.get('x-test');
+          const t0 = performance.now();
+          return next().then(() => {
+            ctx.state.elapsed = performance.now() - t0;
+            ctx.res.headers.set('x-mw-3', '3');
+          });
+        }
+      : (ctx, next) => {
+          ctx.req.headers.get('x-test');
+          return next().then(() => {
+            ctx.res.headers.set(`x-mw-${i}`, String(i));
+          });
+        },
   );
+  if (chain.length > 0) use(app, '/mw', ...chain);
   get(app, '/mw', (ctx) => json(ctx, { message: 'hello' }));
   return app;
 }

@@ -59,6 +59,13 @@ pub enum Command {
     /// the unwind-tax article plus latency, errors and ratios to hyper.
     #[command(after_help = EXIT_STATUS)]
     Bench(BenchArgs),
+    /// Measure the cost of one more middleware link: serve each framework's
+    /// mw chain at several depths (0, 1, 2, 4, 8, 16 links), measure them
+    /// like bench rows, and fit µs per request against depth: the fixed
+    /// cost, the marginal µs per link with its 95% confidence interval, and
+    /// whether the cost per link grows with the chain.
+    #[command(after_help = EXIT_STATUS)]
+    Sweep(SweepArgs),
     /// Validate every row (framework × scenario) against its scenario's
     /// expectations, without load; exits 1 if any row fails.
     #[command(after_help = EXIT_STATUS)]
@@ -94,6 +101,17 @@ pub struct BenchArgs {
     /// The rows to run.
     #[command(flatten)]
     pub matrix: MatrixArgs,
+    /// How rows are measured and where the results go.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print the tables as Markdown instead of for the terminal.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+/// How `bench` and `sweep` measure their rows, and where results go.
+#[derive(Debug, Args)]
+pub struct RunArgs {
     /// Measured time per row per round.
     #[arg(long, short, default_value = "2s", value_parser = parse_duration)]
     pub duration: Duration,
@@ -123,8 +141,8 @@ pub struct BenchArgs {
     #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
     pub start_timeout: Duration,
     /// Directory for every artifact (report.json, report.md, report.csv,
-    /// chart.svg, hdr/<framework>-<scenario>.hgrm); default
-    /// fwbench-results/<date-time>.
+    /// chart.svg, hdr/<framework>-<scenario>.hgrm; sweep adds sweep.json,
+    /// sweep.csv and sweep.svg); default fwbench-results/<date-time>.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also write the JSON report here.
@@ -133,9 +151,51 @@ pub struct BenchArgs {
     /// Also write the CSV (one line per row and round) here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Print the tables as Markdown instead of for the terminal.
-    #[arg(long)]
-    pub markdown: bool,
+}
+
+/// `fwbench sweep`
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Frameworks, comma-separated (default: all; see `fwbench list`).
+    #[arg(long, value_name = "NAME,...")]
+    pub frameworks: Option<String>,
+    /// The scenario whose chain is swept: a built-in name or a scenario
+    /// file that exports `depth` (scenarios/README.md, "A chain you can
+    /// sweep"). Native rows run only the built-in mw.
+    #[arg(long, default_value = "mw", value_name = "SCENARIO")]
+    pub scenario: String,
+    /// Chain depths (links), comma-separated: at least two distinct ones;
+    /// four or more also tell whether a link's cost grows with the chain.
+    #[arg(long, default_value = "0,1,2,4,8,16", value_name = "N,...", value_parser = parse_depths)]
+    pub depths: Depths,
+    /// How rows are measured and where the results go.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Chain depths for `sweep`, sorted, each once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Depths(pub Vec<usize>);
+
+/// Parses `0,1,2,4`: whole numbers up to [`MAX_DEPTH`], at least two
+/// distinct.
+fn parse_depths(text: &str) -> Result<Depths, String> {
+    let mut depths = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let depth: usize = part
+            .parse()
+            .map_err(|_| format!("'{part}' is not a whole number of links"))?;
+        if depth > MAX_DEPTH {
+            return Err(format!("{depth} links is past the limit of {MAX_DEPTH}"));
+        }
+        depths.push(depth);
+    }
+    depths.sort_unstable();
+    depths.dedup();
+    if depths.len() < 2 {
+        return Err("give at least two distinct depths, e.g. 0,1,2,4,8,16".into());
+    }
+    Ok(Depths(depths))
 }
 
 /// `fwbench check`
@@ -177,6 +237,10 @@ pub struct ServeArgs {
     /// A built-in scenario (hello, param, mw) or a scenario file's path.
     #[arg(long, requires = "framework")]
     pub scenario: Option<String>,
+    /// For a scenario with a depth parameter (mw: its middleware chain),
+    /// build the chain with this many links instead of its default.
+    #[arg(long, requires = "scenario", value_parser = clap::value_parser!(u16).range(0..=MAX_DEPTH as i64))]
+    pub depth: Option<u16>,
     /// Port to listen on; 0 picks a free one (the URL is printed).
     #[arg(long, short, default_value_t = 8080)]
     pub port: u16,
@@ -218,6 +282,9 @@ pub struct ServeArgs {
     pub header_read_timeout: Duration,
 }
 
+/// The longest chain `--depth` and `sweep --depths` accept.
+pub const MAX_DEPTH: usize = 256;
+
 /// `--version` in full: the engine and every bundled framework.
 fn long_version() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
@@ -248,5 +315,13 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn depths_are_sorted_deduplicated_and_bounded() {
+        assert_eq!(parse_depths("4, 0,2,2"), Ok(Depths(vec![0, 2, 4])));
+        assert!(parse_depths("3").unwrap_err().contains("two distinct"));
+        assert!(parse_depths("1,x").unwrap_err().contains("'x'"));
+        assert!(parse_depths("1,100000").unwrap_err().contains("limit"));
     }
 }

@@ -11,6 +11,7 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`scenario`]: scenario modules (request, expectations, apps);
 - [`load`]: the load generator (`fwbench load`);
 - [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
+- [`sweep`]: `sweep`, the cost of one more middleware link;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
 - [`cli`]: the command line (clap).
@@ -27,3 +28,4 @@ pub mod native;
 pub mod report;
 pub mod scenario;
 pub mod serve;
+pub mod sweep;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use fwbench::cli::{self, Outcome};
 use fwbench::load::Verdict;
-use fwbench::{bench, jstest, load, report, serve};
+use fwbench::{bench, jstest, load, report, serve, sweep};
 
 /// Exit status of a usage or set-up error.
 const SETUP_ERROR: u8 = 2;
@@ -50,6 +50,7 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         }
         cli::Command::Test(args) => jstest::run(&args.paths),
         cli::Command::Bench(args) => bench::run(&args),
+        cli::Command::Sweep(args) => sweep::run(&args),
         cli::Command::Check(args) => bench::check(&args),
         cli::Command::List => bench::list().map(|()| Outcome::Passed),
         cli::Command::Compare(args) => {

@@ -19,8 +19,8 @@ use crate::{native, scenario};
 enum Target {
     /// A JS app on the embedded engine.
     Js(AppSpec),
-    /// A native row: (framework, built-in scenario).
-    Native(String, String),
+    /// A native row: framework, built-in scenario, chain depth.
+    Native(String, String, Option<usize>),
 }
 
 /// Runs `fwbench serve`.
@@ -77,8 +77,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 server.workers,
             )
         }
-        Target::Native(framework, scenario) => {
-            let workers = native::start(&framework, &scenario, listener, config.clone())?;
+        Target::Native(framework, scenario, depth) => {
+            let workers = native::start(&framework, &scenario, depth, listener, config.clone())?;
             let display = format!("scenario {scenario} for {framework}");
             (display, "native".to_owned(), "native Rust", workers)
         }
@@ -127,16 +127,18 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
         }
         (None, Some(framework), Some(scenario)) => {
             let framework = registry::named(framework)?;
+            let depth = args.depth.map(usize::from);
             if framework.kind == RowKind::Native {
-                return Ok(Target::Native(framework.name.to_owned(), scenario.clone()));
+                return Ok(Target::Native(framework.name.to_owned(), scenario.clone(), depth));
             }
-            let scenario = scenario::resolve(scenario)?;
+            let mut scenario = scenario::resolve(scenario)?;
+            scenario.depth = depth;
             let (main, code) = scenario::app_module(&scenario, framework);
             Target::Js(AppSpec {
                 main,
                 main_code: Some(code),
                 preload: engine::default_preload(),
-                display: format!("scenario {} for {}", scenario.name, framework.name),
+                display: format!("scenario {} for {}", scenario.label(), framework.name),
                 engine: engine(scenario.root.clone()),
             })
         }

@@ -17,8 +17,11 @@ export const NODE_LISTENER = Symbol.for("fwbench.node-listener");
  *   app is served ("fetch", "node" or "hono-node-server": hono's app with
  *   the runtime's global Request/Response replaced by @hono/node-server's
  *   lightweight classes, as Node users of hono get them)
+ * @param {{ depth?: number }} [options] what the factory is built for: a
+ *   scenario that exports `depth` (its chain's default length) receives the
+ *   depth asked for, or its default
  */
-export async function appFor(scenario, name, framework) {
+export async function appFor(scenario, name, framework, options = {}) {
   const apps = scenario.apps;
   if (apps === null || typeof apps !== "object") {
     throw new TypeError(`scenario '${name}' does not export \`apps\` (one factory per framework)`);
@@ -29,7 +32,7 @@ export async function appFor(scenario, name, framework) {
       `scenario '${name}' has no app for framework '${framework.name}' (apps['${framework.factory}'])`,
     );
   }
-  const app = await factory();
+  const app = await factory(factoryOptions(scenario, name, options));
   if (framework.mode === "hono-node-server" && apps[framework.name] === undefined) {
     // getRequestListener's side effect is the point: with
     // overrideGlobalObjects it replaces this runtime's global Request and
@@ -44,4 +47,24 @@ export async function appFor(scenario, name, framework) {
     getRequestListener(app.fetch, { overrideGlobalObjects: true });
   }
   return app;
+}
+
+/**
+ * The options a scenario's factories (and an `expect` function) receive:
+ * `{ depth }` for a scenario that exports a default `depth`, else `{}`.
+ */
+export function factoryOptions(scenario, name, { depth } = {}) {
+  if (scenario.depth === undefined) {
+    if (depth !== undefined) {
+      throw new TypeError(
+        `scenario '${name}' has no depth parameter (it would export \`depth\`, its chain's default length: see scenarios/README.md)`,
+      );
+    }
+    return {};
+  }
+  const chosen = depth ?? scenario.depth;
+  if (!Number.isInteger(chosen) || chosen < 0) {
+    throw new TypeError(`scenario '${name}': depth must be a whole number >= 0, not ${String(chosen)}`);
+  }
+  return { depth: chosen };
 }

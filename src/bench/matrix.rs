@@ -70,7 +70,14 @@ impl serde::Serialize for Matrix {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let frameworks: Vec<&str> = self.frameworks.iter().map(|f| f.name).collect();
-        let scenarios: Vec<String> = self.scenarios.iter().map(|s| s.source.url_arg()).collect();
+        let scenarios: Vec<String> = self
+            .scenarios
+            .iter()
+            .map(|s| match s.source.depth {
+                Some(depth) => format!("{}@{depth}", s.source.url_arg()),
+                None => s.source.url_arg(),
+            })
+            .collect();
         let mut fields = serializer.serialize_struct("Matrix", 2)?;
         fields.serialize_field("frameworks", &frameworks)?;
         fields.serialize_field("scenarios", &scenarios)?;

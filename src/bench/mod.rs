@@ -15,7 +15,7 @@ mod cpus;
 mod machine;
 pub mod matrix;
 mod measure;
-mod output;
+pub mod output;
 pub mod plan;
 mod probe;
 mod progress;
@@ -26,7 +26,7 @@ pub mod server;
 
 pub use plan::BenchPlan;
 pub use row::RowFailure;
-pub use run::run;
+pub use run::{measure_plan, run, MeasuredPlan};
 
 use crate::cli::{CheckArgs, Outcome};
 use crate::report::RowKind;
@@ -44,7 +44,7 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
-        let name = &row.scenario.source.name;
+        let name = &row.scenario.source.label();
         let outcome = match (&row.not_run, &row.scenario.info) {
             (Some(matrix::NotRun::Skipped(reason)), _) => {
                 skipped += 1;
@@ -57,6 +57,7 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 let spec = ServerSpec {
                     framework: row.framework.name.to_owned(),
                     scenario: row.scenario.source.url_arg(),
+                    depth: row.scenario.source.depth,
                     workers: 1,
                     cpus: Vec::new(),
                 };

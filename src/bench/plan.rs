@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::clock;
 use super::cpus::CpuSets;
 use super::matrix::Matrix;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, RunArgs};
 
 /// Everything a bench run needs, validated.
 #[derive(Serialize)]
@@ -56,8 +56,15 @@ impl BenchPlan {
     /// directory created, and the directories of `--json` and `--csv`
     /// checked to exist.
     pub fn from_args(args: &BenchArgs, tokio: &tokio::runtime::Runtime) -> anyhow::Result<BenchPlan> {
-        let cpus = CpuSets::resolve(args.server_cpus.as_deref(), args.load_cpus.as_deref())?;
         let matrix = Matrix::resolve(&args.matrix, tokio)?;
+        let mut plan = BenchPlan::new(matrix, &args.run)?;
+        plan.markdown = args.markdown;
+        Ok(plan)
+    }
+
+    /// The plan for `matrix` (already resolved) measured as `args` say.
+    pub fn new(matrix: Matrix, args: &RunArgs) -> anyhow::Result<BenchPlan> {
+        let cpus = CpuSets::resolve(args.server_cpus.as_deref(), args.load_cpus.as_deref())?;
         let out_dir = args
             .out
             .clone()
@@ -81,7 +88,7 @@ impl BenchPlan {
             out_dir,
             json: args.json.clone(),
             csv: args.csv.clone(),
-            markdown: args.markdown,
+            markdown: false,
         })
     }
 }

@@ -39,15 +39,51 @@ struct LiveRow {
 }
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
-/// `Err`, before any row starts), then runs its phases; fails (exit 1) when
-/// any row failed or Ctrl-C cut the run short.
+/// `Err`, before any row starts), measures it and writes the reports; fails
+/// (exit 1) when any row failed or Ctrl-C cut the run short.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
-    let started = Instant::now();
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let plan = BenchPlan::from_args(args, &tokio)?;
-    let mut report = new_report(&plan)?;
+    let measured = measure_plan(&plan, &tokio)?;
+    output::write_reports(&measured.report, &plan)?;
+    Ok(measured.outcome())
+}
+
+/// A measured plan: its report, complete but for being written.
+pub struct MeasuredPlan {
+    /// Every row's status and rounds, the tool, the machine, the options.
+    pub report: BenchReport,
+    /// Whether Ctrl-C stopped the rounds early.
+    pub interrupted: bool,
+}
+
+impl MeasuredPlan {
+    /// Passed, or failed (exit 1) when a row failed or Ctrl-C cut the run
+    /// short.
+    pub fn outcome(&self) -> Outcome {
+        let failed = self.report.rows.iter().filter(|row| !row.is_ok()).count();
+        if failed > 0 {
+            return Outcome::Failed(format!(
+                "{failed} of {} rows failed (see the table)",
+                self.report.rows.len()
+            ));
+        }
+        // As for a load run: figures cut short by Ctrl-C are not a clean run.
+        if self.interrupted {
+            return Outcome::Failed("stopped by Ctrl-C before the last round".into());
+        }
+        Outcome::Passed
+    }
+}
+
+/// Runs a plan's phases: start (and validate) every row, measure the rounds,
+/// write each row's HDR file, stop the rows. Writes no report: `bench` and
+/// `sweep` present the figures each in its own way.
+pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow::Result<MeasuredPlan> {
+    let started = Instant::now();
+    let mut report = new_report(plan)?;
     // The load generator's threads inherit this thread's CPU set; each row's
     // server is pinned to the other set when it starts.
     if plan.cpus.pinned() {
@@ -55,32 +91,20 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
     }
     let cancel = load::cancel_on_ctrl_c();
 
-    let mut live = start_rows(&plan, &tokio, &mut report, &cancel);
-    measure_rounds(&plan, &mut live, &mut report, &cancel);
-    if cancel.load(Ordering::Relaxed) {
+    let mut live = start_rows(plan, tokio, &mut report, &cancel);
+    measure_rounds(plan, &mut live, &mut report, &cancel);
+    let interrupted = cancel.load(Ordering::Relaxed);
+    if interrupted {
         report
             .warnings
             .push("stopped by Ctrl-C: only the rounds finished before it are reported".into());
     }
-    write_hdr_files(&plan, &live, &mut report);
+    write_hdr_files(plan, &live, &mut report);
     for row in live {
         row.server.stop();
     }
     report.wall_time_s = started.elapsed().as_secs_f64();
-    output::write_reports(&report, &plan)?;
-
-    let failed = report.rows.iter().filter(|row| !row.is_ok()).count();
-    if failed > 0 {
-        return Ok(Outcome::Failed(format!(
-            "{failed} of {} rows failed (see the table)",
-            report.rows.len()
-        )));
-    }
-    // As for a load run: figures cut short by Ctrl-C are not a clean run.
-    if cancel.load(Ordering::Relaxed) {
-        return Ok(Outcome::Failed("stopped by Ctrl-C before the last round".into()));
-    }
-    Ok(Outcome::Passed)
+    Ok(MeasuredPlan { report, interrupted })
 }
 
 /// An empty report that records the plan, the tool and the machine.
@@ -118,7 +142,7 @@ fn start_rows(
             break;
         }
         let framework = row.framework.name;
-        let scenario = row.scenario.source.name.clone();
+        let scenario = row.scenario.source.label();
         let kind = row.framework.kind;
         let info = match (&row.not_run, &row.scenario.info) {
             (Some(NotRun::Skipped(_)), _) => continue,
@@ -148,6 +172,7 @@ fn start_rows(
         let spec = ServerSpec {
             framework: framework.to_owned(),
             scenario: row.scenario.source.url_arg(),
+            depth: row.scenario.source.depth,
             workers: plan.workers,
             cpus: plan.cpus.for_servers(),
         };

@@ -31,6 +31,8 @@ pub struct ServerSpec {
     pub framework: String,
     /// Scenario: a built-in name or a file path.
     pub scenario: String,
+    /// The scenario's chain length, when not its default (`--depth`).
+    pub depth: Option<usize>,
     /// Worker threads.
     pub workers: usize,
     /// CPUs the server may run on (empty: no pinning).
@@ -177,6 +179,9 @@ impl ServerProcess {
                 &spec.scenario,
             ])
             .args(["--workers", &spec.workers.to_string()]);
+        if let Some(depth) = spec.depth {
+            command.args(["--depth", &depth.to_string()]);
+        }
         let set = (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus));
         // SAFETY: runs in the forked child before exec and only makes
         // syscalls, on data built before the fork:

@@ -1,22 +1,33 @@
-//! The `hyper` row: one service function, no framework. Its mw scenario does
-//! the chain's work inline (five reads of `x-test`, the timing store, five
-//! headers stamped after the response exists).
+//! The `hyper` row: one service function, no framework. Its mw chain is
+//! `depth` tower layers around that function, the way hyper apps add
+//! middleware: each reads `x-test`, awaits the inner service and stamps its
+//! header on the response (link 3 also stores its elapsed time).
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
+use hyper::body::Incoming;
+use tower::util::BoxCloneService;
+use tower::{Layer, Service};
 
-use super::{Scenario, HELLO_JSON};
+use super::{link_header, Elapsed, Scenario, HELLO_JSON};
 
-/// Answers one request for `scenario`.
+/// The mw chain as one service: `depth` [`LinkLayer`]s, link 1 outermost.
+pub type Chain = BoxCloneService<Request<Incoming>, Response<Full<Bytes>>, Infallible>;
+
+/// Answers one request for `scenario` (for mw, the handler at the chain's
+/// end).
 pub async fn handle<B>(scenario: Scenario, request: Request<B>) -> Result<Response<Full<Bytes>>, Infallible> {
     let path = request.uri().path();
     let response = match (scenario, path) {
-        (Scenario::Hello, "/") => json(HELLO_JSON),
+        (Scenario::Hello, "/") | (Scenario::Mw(_), "/mw") => json(HELLO_JSON),
         (Scenario::Param, _) if path.starts_with("/user/") && path.len() > "/user/".len() => {
             let id = &path["/user/".len()..];
             if id.contains('/') {
@@ -25,28 +36,87 @@ pub async fn handle<B>(scenario: Scenario, request: Request<B>) -> Result<Respon
                 text(id.to_owned())
             }
         }
-        (Scenario::Mw, "/mw") => {
-            let started = Instant::now();
-            for _ in 0..5 {
-                std::hint::black_box(request.headers().get("x-test"));
-            }
-            let mut response = json(HELLO_JSON);
-            let headers = response.headers_mut();
-            for (name, value) in [
-                ("x-mw-5", "5"),
-                ("x-mw-4", "4"),
-                ("x-mw-3", "3"),
-                ("x-mw-2", "2"),
-                ("x-mw-1", "1"),
-            ] {
-                headers.insert(name, HeaderValue::from_static(value));
-            }
-            std::hint::black_box(started.elapsed());
-            response
-        }
         _ => not_found(),
     };
     Ok(response)
+}
+
+/// The mw scenario's service: the handler inside `depth` links.
+pub fn mw_chain(depth: usize) -> Chain {
+    let handler = tower::service_fn(move |request| handle(Scenario::Mw(depth), request));
+    // Wrap inside-out, so that link 1 is outermost, as in the JS chains.
+    (1..=depth).rev().fold(BoxCloneService::new(handler), |inner, i| {
+        BoxCloneService::new(LinkLayer::new(i).layer(inner))
+    })
+}
+
+/// Adds link `i` of the chain around a service.
+struct LinkLayer {
+    name: HeaderName,
+    value: HeaderValue,
+    timed: bool,
+}
+
+impl LinkLayer {
+    fn new(i: usize) -> Self {
+        let (name, value) = link_header(i);
+        LinkLayer {
+            name,
+            value,
+            timed: i == 3,
+        }
+    }
+}
+
+impl Layer<Chain> for LinkLayer {
+    type Service = Link;
+
+    fn layer(&self, inner: Chain) -> Link {
+        Link {
+            name: self.name.clone(),
+            value: self.value.clone(),
+            timed: self.timed,
+            inner,
+        }
+    }
+}
+
+/// One link: reads `x-test`, calls the rest of the chain, stamps its header.
+#[derive(Clone)]
+struct Link {
+    name: HeaderName,
+    value: HeaderValue,
+    timed: bool,
+    inner: Chain,
+}
+
+impl Service<Request<Incoming>> for Link {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        std::hint::black_box(request.headers().get("x-test"));
+        let started = self.timed.then(Instant::now);
+        // The service poll_ready readied runs this request; a clone of it
+        // waits for the next (tower's usual hand-over).
+        let clone = self.inner.clone();
+        let mut ready = std::mem::replace(&mut self.inner, clone);
+        let response = ready.call(request);
+        let (name, value) = (self.name.clone(), self.value.clone());
+        Box::pin(async move {
+            let mut response = response.await?;
+            if let Some(started) = started {
+                response.extensions_mut().insert(Elapsed(started.elapsed()));
+            }
+            response.headers_mut().insert(name, value);
+            Ok(response)
+        })
+    }
 }
 
 fn json(body: &'static str) -> Response<Full<Bytes>> {

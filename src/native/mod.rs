@@ -3,9 +3,12 @@
 //! hyper HTTP/1.1 builder, worker model and listener), so the ratio to
 //! `hyper` says what the JS layer costs.
 //!
-//! - `hyper`: one service function;
-//! - `axum`: a router, with the mw chain as five axum middleware layers,
-//!   each stamping its header after the handler ran (the unwind).
+//! - `hyper`: one service function; its mw chain is tower layers around it;
+//! - `axum`: a router, with the mw chain as axum middleware layers.
+//!
+//! In both, each link of the mw chain reads `x-test` and stamps `x-mw-<i>`
+//! after the handler ran (the unwind), link 3 also storing its elapsed time,
+//! as in scenarios/mw.js; the chain has five links, or `--depth` links.
 
 mod axum_row;
 mod hyper_row;
@@ -20,20 +23,44 @@ pub enum Scenario {
     Hello,
     /// GET /user/:id → the id as text/plain.
     Param,
-    /// GET /mw through five links reading `x-test` and stamping `x-mw-<i>`.
-    Mw,
+    /// GET /mw through this many links reading `x-test` and stamping
+    /// `x-mw-<i>`.
+    Mw(usize),
 }
 
+/// The mw chain's length when none is asked for (scenarios/mw.js's `depth`).
+const MW_DEPTH: usize = 5;
+
 impl Scenario {
-    /// The scenario for a built-in name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "hello" => Some(Self::Hello),
-            "param" => Some(Self::Param),
-            "mw" => Some(Self::Mw),
-            _ => None,
+    /// The scenario for a built-in name, its chain `depth` links long when
+    /// given (mw only).
+    pub fn from_name(name: &str, depth: Option<usize>) -> Result<Self, String> {
+        let scenario = match name {
+            "hello" => Self::Hello,
+            "param" => Self::Param,
+            "mw" => return Ok(Self::Mw(depth.unwrap_or(MW_DEPTH))),
+            _ => {
+                return Err(format!(
+                    "native rows implement only the built-in scenarios hello, param and mw, not '{name}'"
+                ))
+            }
+        };
+        match depth {
+            Some(_) => Err(format!("scenario '{name}' has no depth parameter (mw has)")),
+            None => Ok(scenario),
         }
     }
+}
+
+/// The elapsed time of the rest of the chain, stored per request by link 3
+/// (the JS chains' `ctx.state.elapsed`).
+#[derive(Clone, Copy)]
+struct Elapsed(#[allow(dead_code)] std::time::Duration);
+
+/// The header link `i` stamps, `x-mw-<i>: <i>`.
+fn link_header(i: usize) -> (http::HeaderName, http::HeaderValue) {
+    let name = http::HeaderName::try_from(format!("x-mw-{i}")).expect("x-mw-<number> is a valid header name");
+    (name, http::HeaderValue::from(i))
 }
 
 /// The hello body, byte for byte what the JS rows send.

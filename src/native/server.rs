@@ -15,16 +15,16 @@ use crate::adapter::{serve_connections, worker_listener, ServeConfig, Workers};
 use crate::bench::registry;
 use crate::report::RowKind;
 
-/// Starts `framework` (hyper or axum) serving `scenario` on `listener`.
+/// Starts `framework` (hyper or axum) serving `scenario` on `listener`,
+/// its chain `depth` links long when given.
 pub fn start(
     framework: &str,
     scenario: &str,
+    depth: Option<usize>,
     listener: TcpListener,
     config: ServeConfig,
 ) -> anyhow::Result<Workers> {
-    let scenario = Scenario::from_name(scenario).ok_or_else(|| {
-        anyhow!("native rows implement only the built-in scenarios hello, param and mw, not '{scenario}'")
-    })?;
+    let scenario = Scenario::from_name(scenario, depth).map_err(|error| anyhow!(error))?;
     let native = registry::find(framework).is_some_and(|found| found.kind == RowKind::Native);
     if !native {
         return Err(anyhow!("'{framework}' is not a native framework (hyper, axum)"));
@@ -57,6 +57,12 @@ fn worker(
             let router = axum_row::router(scenario);
             serve_connections(listener, config, shutdown, || {
                 TowerToHyperService::new(router.clone())
+            })
+            .await;
+        } else if let Scenario::Mw(depth) = scenario {
+            let chain = hyper_row::mw_chain(depth);
+            serve_connections(listener, config, shutdown, || {
+                TowerToHyperService::new(chain.clone())
             })
             .await;
         } else {

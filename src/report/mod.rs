@@ -51,5 +51,7 @@ pub use model::{
     OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
+pub(crate) use svg::title_lines;
 pub use svg::write_svg;
+pub use table::{Align, Table};
 pub use text::{write_markdown, write_terminal};

@@ -21,7 +21,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::format;
-use super::model::BenchReport;
+use super::model::{BenchReport, MachineInfo, ToolInfo};
 use super::summary::{median, Summary};
 
 /// Chart width, px.
@@ -85,7 +85,7 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
     // Two lines: what produced the figures, then where; one line of both
     // does not fit the chart's width.
-    let (tool, machine) = title_lines(report);
+    let (tool, machine) = title_lines(&report.tool, &report.machine, &report.started_at);
     for (text, y, size, style) in [
         (tool, 20, 18, FontStyle::Bold),
         (machine, 46, 14, FontStyle::Normal),
@@ -120,20 +120,17 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary
     Ok(())
 }
 
-/// ("fwbench 0.1.0 · engine quickjs", "CPU (N CPUs) · kernel · OS · started").
-fn title_lines(report: &BenchReport) -> (String, String) {
-    let machine = &report.machine;
-    let tool = format!(
-        "fwbench {} · engine {}",
-        report.tool.fwbench_version, report.tool.engine
-    );
+/// ("fwbench 0.1.0 · engine quickjs", "CPU (N CPUs) · kernel · OS · started"):
+/// what produced a chart's figures, and where.
+pub(crate) fn title_lines(tool: &ToolInfo, machine: &MachineInfo, started_at: &str) -> (String, String) {
+    let tool = format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine);
     let mut parts = Vec::new();
     if !machine.cpu_model.is_empty() {
         parts.push(format!("{} ({} CPUs)", machine.cpu_model, machine.logical_cpus));
     }
-    for part in [&machine.kernel, &machine.os, &report.started_at] {
+    for part in [machine.kernel.as_str(), machine.os.as_str(), started_at] {
         if !part.is_empty() {
-            parts.push(part.clone());
+            parts.push(part.to_owned());
         }
     }
     (tool, parts.join(" · "))

@@ -56,11 +56,21 @@ pub struct ScenarioInfo {
     pub expect: ScenarioExpectations,
     /// The keys of its `apps` export (framework names or factories).
     pub apps: Vec<String>,
+    /// The chain length this data describes, for a scenario with a depth
+    /// parameter (the one asked for, or the scenario's default); `None` for
+    /// a scenario without one.
+    #[serde(default)]
+    pub depth: Option<usize>,
 }
 
 /// Normalizes the module's exports into the JSON `ScenarioInfo` reads:
-/// header objects become [name, value] pairs and missing parts are named.
+/// header objects become [name, value] pairs, missing parts are named, and a
+/// `request` or `expect` given as a function is called with the options the
+/// factories get (`{ depth }` for a scenario with a depth parameter).
+/// Expects `scenario`, `name` and `asked` (the options asked for) in scope.
 const DESCRIBE: &str = r#"
+const options = factoryOptions(scenario, name, asked);
+const built = (part) => typeof part === "function" ? part(options) : part;
 const pairs = (headers) => headers == null ? [] :
   Array.isArray(headers) ? headers.map(([n, v]) => [String(n), String(v)]) :
   Object.entries(headers).map(([n, v]) => [n, String(v)]);
@@ -68,7 +78,11 @@ const missing = ["request", "expect", "apps"].filter((key) => scenario[key] == n
 if (missing.length > 0) {
   throw new TypeError(`the scenario module does not export ${missing.join(", ")} (see scenarios/README.md)`);
 }
-const { request, expect } = scenario;
+const request = built(scenario.request);
+const expect = built(scenario.expect);
+if (request == null || expect == null) {
+  throw new TypeError("the scenario's request or expect function returned nothing");
+}
 export default JSON.stringify({
   description: String(scenario.description ?? ""),
   request: {
@@ -84,6 +98,7 @@ export default JSON.stringify({
     headers: pairs(expect.headers),
   },
   apps: Object.keys(scenario.apps),
+  depth: options.depth ?? null,
 });
 "#;
 
@@ -95,11 +110,15 @@ pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
     };
     let mut engine = Engine::new(&options, Vec::new())?;
     engine.preload(&engine::default_preload()).await?;
-    let main =
-        ModuleSpecifier::parse(&format!("fwbench:///main/{}/describe.js", scenario.name)).expect("valid URL");
+    let main = ModuleSpecifier::parse(&format!("fwbench:///main/{}/describe.js", scenario.label()))
+        .expect("valid URL");
     let code = format!(
-        "import * as scenario from {};\n{DESCRIBE}",
-        serde_json::Value::String(scenario.url.to_string())
+        "import * as scenario from {url};\n\
+         import {{ factoryOptions }} from \"fwbench:///runtime/scenario.js\";\n\
+         const name = {name};\nconst asked = {asked};\n{DESCRIBE}",
+        url = super::json_string(scenario.url.as_str()),
+        name = super::json_string(&scenario.name),
+        asked = super::options_literal(scenario.depth),
     );
     let json = engine
         .evaluate_to_string(&main, &code)

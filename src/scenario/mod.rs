@@ -31,9 +31,29 @@ pub struct ScenarioRef {
     pub url: ModuleSpecifier,
     /// For a scenario file, its directory: imports may reach files in it.
     pub root: Option<PathBuf>,
+    /// The chain length its apps are built with, for a scenario with a depth
+    /// parameter (it exports `depth`, its default); `None` builds the
+    /// default.
+    pub depth: Option<usize>,
 }
 
 impl ScenarioRef {
+    /// The same scenario built with a chain of `depth` links.
+    pub fn at_depth(&self, depth: usize) -> ScenarioRef {
+        ScenarioRef {
+            depth: Some(depth),
+            ..self.clone()
+        }
+    }
+
+    /// Its name in reports: `mw`, or `mw@8` when built at a chosen depth.
+    pub fn label(&self) -> String {
+        match self.depth {
+            Some(depth) => format!("{}@{depth}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
     /// How `fwbench serve --scenario` names it: the built-in name or the path.
     pub fn url_arg(&self) -> String {
         match self.url.to_file_path() {
@@ -68,6 +88,7 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
             name,
             url,
             root: path.parent().map(Path::to_path_buf),
+            depth: None,
         });
     }
     if embedded::get(&format!("scenarios/{arg}.js")).is_none() {
@@ -81,31 +102,43 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
         name: arg.to_owned(),
         url,
         root: None,
+        depth: None,
     })
 }
 
 /// The main module that serves `framework`'s app from `scenario`: its URL
 /// (for messages and stack traces) and its code. The code hands appFor the
 /// framework's factory and serving mode from the registry, the one list of
-/// frameworks.
+/// frameworks, and the scenario's depth when one was chosen.
 pub fn app_module(scenario: &ScenarioRef, framework: &Framework) -> (ModuleSpecifier, String) {
     let url = ModuleSpecifier::parse(&format!(
         "fwbench:///main/{}/{}.js",
-        scenario.name, framework.name
+        scenario.label(),
+        framework.name
     ))
     .expect("valid URL");
     let code = format!(
         "import * as scenario from {url};\n\
          import {{ appFor }} from \"fwbench:///runtime/scenario.js\";\n\
          export default await appFor(scenario, {name}, \
-         {{ name: {framework}, factory: {factory}, mode: {mode} }});\n",
+         {{ name: {framework}, factory: {factory}, mode: {mode} }}, {options});\n",
         url = json_string(scenario.url.as_str()),
         name = json_string(&scenario.name),
         framework = json_string(framework.name),
         factory = json_string(framework.factory),
         mode = json_string(framework.mode.as_str()),
+        options = options_literal(scenario.depth),
     );
     (url, code)
+}
+
+/// The options object handed to `appFor` and the describe step: `{}` or
+/// `{ depth: N }`.
+fn options_literal(depth: Option<usize>) -> String {
+    match depth {
+        Some(depth) => format!("{{ depth: {depth} }}"),
+        None => "{}".to_owned(),
+    }
 }
 
 /// A JS string literal (JSON's quoting is valid JS).
@@ -136,15 +169,19 @@ mod tests {
             name: "we\"ird".into(),
             url: ModuleSpecifier::parse("file:///tmp/we%22ird.js").unwrap(),
             root: None,
+            depth: None,
         };
         let hono_patched = crate::bench::registry::find("hono-patched").unwrap();
         let (url, code) = app_module(&scenario, hono_patched);
         assert_eq!(url.as_str(), "fwbench:///main/we%22ird/hono-patched.js");
         assert!(
             code.contains(
-                r#"appFor(scenario, "we\"ird", { name: "hono-patched", factory: "hono", mode: "hono-node-server" })"#
+                r#"appFor(scenario, "we\"ird", { name: "hono-patched", factory: "hono", mode: "hono-node-server" }, {})"#
             ),
             "{code}"
         );
+        let (url, code) = app_module(&scenario.at_depth(8), hono_patched);
+        assert_eq!(url.as_str(), "fwbench:///main/we%22ird@8/hono-patched.js");
+        assert!(code.ends_with(", { depth: 8 });\n"), "{code}");
     }
 }

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod exit_status;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 

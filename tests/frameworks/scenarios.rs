@@ -60,16 +60,22 @@ fn scenario(key: &str) -> &'static Scenario {
     static ALL: OnceLock<HashMap<String, Scenario>> = OnceLock::new();
     let all = ALL.get_or_init(|| {
         let server = Server::start(&fixture("frameworks/describe.js"), &[]);
-        ["builtin/hello", "builtin/param", "builtin/mw", "file/echo"]
-            .into_iter()
-            .map(|key| {
-                let response = server.get(&format!("/{key}"));
-                assert_eq!(response.status, 200, "describe {key}: {}", response.text());
-                let scenario = serde_json::from_slice(&response.body)
-                    .unwrap_or_else(|e| panic!("describe {key}: {e}: {}", response.text()));
-                (key.to_owned(), scenario)
-            })
-            .collect()
+        [
+            "builtin/hello",
+            "builtin/param",
+            "builtin/mw",
+            "builtin/mw?depth=3",
+            "file/echo",
+        ]
+        .into_iter()
+        .map(|key| {
+            let response = server.get(&format!("/{key}"));
+            assert_eq!(response.status, 200, "describe {key}: {}", response.text());
+            let scenario = serde_json::from_slice(&response.body)
+                .unwrap_or_else(|e| panic!("describe {key}: {e}: {}", response.text()));
+            (key.to_owned(), scenario)
+        })
+        .collect()
     });
     &all[key]
 }
@@ -210,6 +216,63 @@ fn builtin_scenarios_state_the_reference_shapes() {
     assert_eq!(mw.expect.body, r#"{"message":"hello"}"#);
     let stamped: HashMap<String, String> = (1..=5).map(|i| (format!("x-mw-{i}"), i.to_string())).collect();
     assert_eq!(mw.expect.headers, stamped);
+}
+
+/// The mw chain at other depths (`serve --depth`, what `sweep` runs): every
+/// framework, native rows included, stamps exactly x-mw-1 … x-mw-N.
+#[test]
+fn every_framework_builds_the_mw_chain_at_any_depth() {
+    for framework in FRAMEWORKS.iter().chain(&["hyper", "axum"]) {
+        for depth in [0usize, 8] {
+            let depth_arg = depth.to_string();
+            let server = Server::start_with(&[
+                "--framework".as_ref(),
+                framework.as_ref(),
+                "--scenario".as_ref(),
+                "mw".as_ref(),
+                "--depth".as_ref(),
+                depth_arg.as_ref(),
+            ]);
+            let what = format!("{framework} at depth {depth}");
+            let response = server.request("GET", "/mw", &[("x-test", "1")], None);
+            assert_eq!(response.status, 200, "{what}: {}", response.text());
+            assert_eq!(response.text(), r#"{"message":"hello"}"#, "{what}");
+            for i in 1..=depth + 1 {
+                let value = i.to_string();
+                let expected: Vec<&str> = if i <= depth { vec![&value] } else { Vec::new() };
+                assert_eq!(
+                    response.header_all(&format!("x-mw-{i}")),
+                    expected,
+                    "{what}: x-mw-{i}"
+                );
+            }
+        }
+    }
+    // The scenario's own expectations follow the depth.
+    let mw = scenario("builtin/mw?depth=3");
+    assert_eq!(mw.expect.headers.len(), 3);
+}
+
+/// A depth is refused for a scenario without a depth parameter, by JS and
+/// native rows alike, naming what is missing.
+#[test]
+fn a_depth_for_a_scenario_without_one_is_refused() {
+    for framework in ["hono", "hyper"] {
+        let out = fwbench([
+            "serve",
+            "--port",
+            "0",
+            "--framework",
+            framework,
+            "--scenario",
+            "hello",
+            "--depth",
+            "3",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{framework}: {stderr}");
+        assert!(stderr.contains("has no depth parameter"), "{framework}: {stderr}");
+    }
 }
 
 /// scenarios/README.md shows echo.js verbatim, and the matrix above runs

@@ -1,0 +1,110 @@
+//! `fwbench sweep`: what does one more middleware link cost in each
+//! framework, and does that cost grow with the chain?
+//!
+//! A scenario with a depth parameter (the built-in mw: its factories build
+//! a chain of `{ depth }` links, scenarios/README.md) is served at every
+//! requested depth by every framework, native rows included (hyper with
+//! that many tower layers, axum with that many middleware). The rows are
+//! measured exactly as `bench` measures its own (one server process per
+//! row, validation of every link's header, warm-up, interleaved rounds),
+//! then each framework's µs per request is fitted against depth.
+//!
+//! - `fit.rs`: the least-squares fits and their confidence intervals;
+//! - `result.rs`: [`SweepResult`], the figures `sweep.json` holds;
+//! - `text.rs`: the terminal table and the CSV; `svg.rs`: the chart.
+
+mod fit;
+mod result;
+mod svg;
+mod text;
+
+use std::path::Path;
+
+use anyhow::{bail, Context};
+
+pub use fit::{fit, ChainFit, Estimate, FitError, Shape};
+pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
+
+use crate::bench::matrix::{self, Matrix};
+use crate::bench::{self, registry, BenchPlan};
+use crate::cli::{Outcome, SweepArgs};
+use crate::scenario;
+
+/// Runs `fwbench sweep`: checks the scenario has a depth parameter, builds
+/// one row per framework and depth, measures them and writes the table,
+/// `sweep.json`, `sweep.csv`, `sweep.svg` and the underlying bench report
+/// (`report.json`, `hdr/`). Fails (exit 1) when a row failed or Ctrl-C cut
+/// the run short.
+pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let source = scenario::resolve(&args.scenario)?;
+    let default = tokio
+        .block_on(scenario::load_info(&source))
+        .with_context(|| format!("cannot sweep scenario '{}'", source.name))?;
+    if default.depth.is_none() {
+        bail!(
+            "scenario '{}' has no depth parameter: a scenario that can be swept exports `depth` \
+             (its chain's default length) and app factories that build `{{ depth }}` links \
+             (scenarios/README.md, \"A chain you can sweep\")",
+            source.name
+        );
+    }
+    let depths = &args.depths.0;
+    let matrix = Matrix {
+        frameworks: registry::select(args.frameworks.as_deref())?,
+        scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
+    };
+    let plan = BenchPlan::new(matrix, &args.run)?;
+    eprintln!(
+        "fwbench sweep: {} frameworks × {} depths, {} rounds of {:.1} s (+{:.1} s warm-up) each",
+        plan.matrix.frameworks.len(),
+        depths.len(),
+        plan.rounds,
+        plan.duration.as_secs_f64(),
+        plan.warmup.as_secs_f64()
+    );
+    let measured = bench::measure_plan(&plan, &tokio)?;
+    let sweep = SweepResult::of(&measured.report, &source.name, depths);
+    write_outputs(&sweep, &measured.report, &plan)?;
+    Ok(measured.outcome())
+}
+
+/// The table on stdout; sweep.json, sweep.csv, sweep.svg and report.json in
+/// the output directory, plus the `--json` and `--csv` copies.
+fn write_outputs(
+    sweep: &SweepResult,
+    report: &crate::report::BenchReport,
+    plan: &BenchPlan,
+) -> anyhow::Result<()> {
+    text::write_terminal(sweep, &mut std::io::stdout().lock())?;
+    let write = |path: &Path, writer: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
+        let mut file =
+            std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        writer(&mut file).with_context(|| format!("cannot write {}", path.display()))
+    };
+    let json = |out: &mut dyn std::io::Write| {
+        serde_json::to_writer_pretty(&mut *out, sweep)?;
+        writeln!(out)
+    };
+    let out_dir = &plan.out_dir;
+    write(&out_dir.join("sweep.json"), &json)?;
+    write(&out_dir.join("sweep.csv"), &|w| text::write_csv(sweep, w))?;
+    write(&out_dir.join("sweep.svg"), &|w| svg::write_svg(sweep, w))?;
+    write(&out_dir.join("report.json"), &|w| {
+        crate::report::write_json(report, w)
+    })?;
+    if let Some(path) = &plan.json {
+        write(path, &json)?;
+    }
+    if let Some(path) = &plan.csv {
+        write(path, &|w| text::write_csv(sweep, w))?;
+    }
+    println!(
+        "\nwall time {:.0} s; results in {} (sweep.json, sweep.csv, sweep.svg, report.json, hdr/)",
+        sweep.wall_time_s,
+        out_dir.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! The figures of a sweep, derived from its bench report: per framework,
+//! µs per request at each depth (every round, and the median) and the fit
+//! over all of them. What `sweep.json` holds and the table, CSV and chart
+//! show.
+
+use serde::Serialize;
+
+use super::fit::{self, ChainFit};
+use crate::report::{BenchReport, MachineInfo, Pinning, RowKind, RowStatus, ToolInfo};
+
+/// The layout version of `sweep.json`.
+pub const SWEEP_SCHEMA_VERSION: u32 = 1;
+
+/// A sweep's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepResult {
+    /// Layout version ([`SWEEP_SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The scenario swept (`mw`, or a file's name).
+    pub scenario: String,
+    /// The depths measured, ascending.
+    pub depths: Vec<usize>,
+    /// fwbench, the engine and the versions of what was measured.
+    pub tool: ToolInfo,
+    /// The machine.
+    pub machine: MachineInfo,
+    /// Where servers and load generator ran.
+    pub pinning: Pinning,
+    /// The run's options.
+    pub options: serde_json::Value,
+    /// When the run started (RFC 3339).
+    pub started_at: String,
+    /// Wall time of the whole run, s.
+    pub wall_time_s: f64,
+    /// One entry per framework, in report order.
+    pub frameworks: Vec<FrameworkSweep>,
+    /// The run's warnings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// One framework across the depths.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameworkSweep {
+    /// Its name.
+    pub framework: String,
+    /// JS or native.
+    pub kind: RowKind,
+    /// One entry per depth measured (failed depths included, with reasons).
+    pub points: Vec<DepthPoint>,
+    /// The fit over every round of every depth that was measured; absent
+    /// with too few points (see `fit_error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<ChainFit>,
+    /// Why there is no fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_error: Option<String>,
+}
+
+/// One framework at one depth.
+#[derive(Debug, Clone, Serialize)]
+pub struct DepthPoint {
+    /// Links in the chain.
+    pub depth: usize,
+    /// µs per request of each round: 1e6 / valid answers per second. With
+    /// one server worker that is the time the worker spends per request.
+    pub rounds_us: Vec<f64>,
+    /// The median of `rounds_us`, absent when no round was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub median_us: Option<f64>,
+    /// Why the row failed, if it did (its finished rounds still count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+impl SweepResult {
+    /// The sweep of `scenario` over `depths` in `report`, whose rows are
+    /// named `<scenario>@<depth>`.
+    pub fn of(report: &BenchReport, scenario: &str, depths: &[usize]) -> SweepResult {
+        let frameworks = report
+            .frameworks
+            .iter()
+            .filter_map(|name| framework_sweep(report, name, scenario, depths))
+            .collect();
+        SweepResult {
+            schema_version: SWEEP_SCHEMA_VERSION,
+            scenario: scenario.to_owned(),
+            depths: depths.to_vec(),
+            tool: report.tool.clone(),
+            machine: report.machine.clone(),
+            pinning: report.pinning.clone(),
+            options: report.options.clone(),
+            started_at: report.started_at.clone(),
+            wall_time_s: report.wall_time_s,
+            frameworks,
+            warnings: report.warnings.clone(),
+        }
+    }
+}
+
+/// The row name of `scenario` at `depth`, as `ScenarioRef::label` makes it.
+pub fn row_name(scenario: &str, depth: usize) -> String {
+    format!("{scenario}@{depth}")
+}
+
+fn framework_sweep(
+    report: &BenchReport,
+    name: &str,
+    scenario: &str,
+    depths: &[usize],
+) -> Option<FrameworkSweep> {
+    let mut kind = None;
+    let mut points = Vec::new();
+    for &depth in depths {
+        let Some(row) = report.row(name, &row_name(scenario, depth)) else {
+            continue;
+        };
+        kind = Some(row.kind);
+        let rounds_us: Vec<f64> = row
+            .rounds
+            .iter()
+            .filter(|round| round.rps_ok > 0.0)
+            .map(|round| 1e6 / round.rps_ok)
+            .collect();
+        let failed = match &row.status {
+            RowStatus::Ok => None,
+            RowStatus::Failed { reason, .. } => Some(reason.clone()),
+        };
+        points.push(DepthPoint {
+            depth,
+            median_us: crate::report::summary::median(&rounds_us),
+            rounds_us,
+            failed,
+        });
+    }
+    let kind = kind?;
+    let xy: Vec<(f64, f64)> = points
+        .iter()
+        .flat_map(|p| p.rounds_us.iter().map(move |&us| (p.depth as f64, us)))
+        .collect();
+    let (fit, fit_error) = match fit::fit(&xy) {
+        Ok(fit) => (Some(fit), None),
+        Err(error) => (None, Some(error.to_string())),
+    };
+    Some(FrameworkSweep {
+        framework: name.to_owned(),
+        kind,
+        points,
+        fit,
+        fit_error,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::{Percentiles, Round};
+
+    /// A report of `frameworks` × `depths` where framework k costs
+    /// `10 + k + (k+1)·depth` µs per request, three rounds each.
+    pub(crate) fn report(frameworks: &[&str], depths: &[usize]) -> BenchReport {
+        let mut report = BenchReport::new(
+            ToolInfo::default(),
+            MachineInfo::default(),
+            Pinning::default(),
+            serde_json::json!({}),
+            "2026-12-03T12:00:00Z",
+        );
+        for &depth in depths {
+            for (k, name) in frameworks.iter().enumerate() {
+                for wobble in [-0.2, 0.0, 0.2] {
+                    let us = 10.0 + k as f64 + (k as f64 + 1.0) * depth as f64 + wobble;
+                    let requests = (1e6 / us) as u64;
+                    let round = Round::new(1.0, requests, requests, Percentiles::default());
+                    report
+                        .row_mut(name, &row_name("mw", depth), RowKind::Js)
+                        .push_round(round);
+                }
+            }
+        }
+        report
+    }
+
+    #[test]
+    fn each_framework_gets_its_points_and_fit() {
+        let sweep = SweepResult::of(&report(&["s200", "hono"], &[0, 1, 2, 4]), "mw", &[0, 1, 2, 4]);
+        assert_eq!(sweep.frameworks.len(), 2);
+        let hono = &sweep.frameworks[1];
+        assert_eq!(hono.framework, "hono");
+        assert_eq!(hono.points.len(), 4);
+        assert!((hono.points[3].median_us.unwrap() - 19.0).abs() < 0.01);
+        let fit = hono.fit.as_ref().unwrap();
+        assert!((fit.per_link_us.value - 2.0).abs() < 0.05, "{fit:?}");
+        assert!((fit.fixed_us.value - 11.0).abs() < 0.1, "{fit:?}");
+    }
+
+    #[test]
+    fn a_failed_depth_is_listed_with_its_reason_and_left_out_of_the_fit() {
+        let mut report = report(&["s200"], &[0, 1, 2]);
+        report
+            .row_mut("s200", "mw@4", RowKind::Js)
+            .fail("validation: expected status 200, got 500", None);
+        let sweep = SweepResult::of(&report, "mw", &[0, 1, 2, 4]);
+        let s200 = &sweep.frameworks[0];
+        assert_eq!(
+            s200.points[3].failed.as_deref(),
+            Some("validation: expected status 200, got 500")
+        );
+        assert_eq!(s200.points[3].median_us, None);
+        assert_eq!(s200.fit.as_ref().unwrap().points, 9);
+    }
+
+    #[test]
+    fn one_depth_is_too_few_for_a_fit() {
+        let sweep = SweepResult::of(&report(&["s200"], &[2]), "mw", &[2]);
+        assert!(sweep.frameworks[0].fit.is_none());
+        assert!(sweep.frameworks[0]
+            .fit_error
+            .as_deref()
+            .unwrap()
+            .contains("two distinct depths"));
+    }
+}

@@ -1,0 +1,177 @@
+//! The sweep on the terminal (one table: µs per request at each depth, then
+//! the fit) and as CSV (one line per framework, depth and round).
+
+use std::io::{self, Write};
+
+use super::fit::{Estimate, Shape};
+use super::result::{FrameworkSweep, SweepResult};
+use crate::report::{Align, Table};
+
+/// Writes the sweep's table, its reading guide and any warnings.
+pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "fwbench sweep: scenario {}, depths {}  [engine {}]",
+        sweep.scenario,
+        join(&sweep.depths),
+        sweep.tool.engine
+    )?;
+    for warning in &sweep.warnings {
+        writeln!(out, "WARNING: {warning}")?;
+    }
+    writeln!(
+        out,
+        "\nµs per request at each depth (1e6 / req/s, median over rounds), and the fit over every round:\n"
+    )?;
+    table(sweep).write_text("  ", out)?;
+    writeln!(
+        out,
+        "\n  fixed: µs per request with no links; per link: µs one more link adds, ± its 95% confidence \
+         interval;\n  shape: linear when a parabola's curvature is within noise of zero, else whether each \
+         further link\n  costs more (grows) or less (shrinks) than the one before."
+    )?;
+    for framework in &sweep.frameworks {
+        for point in &framework.points {
+            if let Some(reason) = &point.failed {
+                writeln!(
+                    out,
+                    "  {} at depth {}: FAILED: {reason}",
+                    framework.framework, point.depth
+                )?;
+            }
+        }
+    }
+    let mut ranked: Vec<&FrameworkSweep> = sweep.frameworks.iter().filter(|f| f.fit.is_some()).collect();
+    ranked.sort_by(|a, b| per_link(a).total_cmp(&per_link(b)));
+    if !ranked.is_empty() {
+        let names: Vec<String> = ranked
+            .iter()
+            .map(|f| format!("{} {:.2}", f.framework, per_link(f)))
+            .collect();
+        writeln!(out, "\n  cheapest link first (µs): {}", names.join(" < "))?;
+    }
+    Ok(())
+}
+
+fn per_link(framework: &FrameworkSweep) -> f64 {
+    framework
+        .fit
+        .as_ref()
+        .map_or(f64::INFINITY, |fit| fit.per_link_us.value)
+}
+
+/// The table: framework, one column per depth, then the fit.
+fn table(sweep: &SweepResult) -> Table {
+    let depth_headers: Vec<String> = sweep.depths.iter().map(|d| d.to_string()).collect();
+    let mut columns: Vec<(&str, Align)> = vec![("framework", Align::Left)];
+    columns.extend(depth_headers.iter().map(|h| (h.as_str(), Align::Right)));
+    columns.extend([
+        ("fixed µs", Align::Right),
+        ("per link µs (95% CI)", Align::Right),
+        ("shape", Align::Left),
+        ("R²", Align::Right),
+    ]);
+    let mut table = Table::new(&columns);
+    for framework in &sweep.frameworks {
+        let mut cells = vec![framework.framework.clone()];
+        for &depth in &sweep.depths {
+            let point = framework.points.iter().find(|p| p.depth == depth);
+            cells.push(match point {
+                Some(p) if p.failed.is_some() && p.median_us.is_none() => "FAILED".into(),
+                Some(p) => p.median_us.map_or("–".into(), |us| format!("{us:.1}")),
+                None => "–".into(),
+            });
+        }
+        match &framework.fit {
+            Some(fit) => cells.extend([
+                format!("{:.1}", fit.fixed_us.value),
+                plus_minus(&fit.per_link_us),
+                shape(fit.shape, fit.curvature_us.as_ref()),
+                format!("{:.3}", fit.r_squared),
+            ]),
+            None => cells.push("no fit".into()),
+        }
+        table.push(cells);
+    }
+    table
+}
+
+/// `1.23 ± 0.04`.
+fn plus_minus(estimate: &Estimate) -> String {
+    format!("{:.2} ± {:.2}", estimate.value, estimate.half_width())
+}
+
+fn shape(shape: Shape, curvature: Option<&Estimate>) -> String {
+    match (shape, curvature) {
+        (Shape::Linear, _) => "linear".into(),
+        (Shape::Grows, Some(c)) => format!("grows ({:+.3} µs/link²)", c.value),
+        (Shape::Shrinks, Some(c)) => format!("shrinks ({:+.3} µs/link²)", c.value),
+        _ => "? (needs 4 depths)".into(),
+    }
+}
+
+fn join(depths: &[usize]) -> String {
+    depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// The CSV columns, in order.
+pub const CSV_COLUMNS: &str = "framework,kind,depth,round,us_per_request";
+
+/// One line per framework, depth and measured round.
+pub fn write_csv(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{CSV_COLUMNS}")?;
+    for framework in &sweep.frameworks {
+        let kind = match framework.kind {
+            crate::report::RowKind::Js => "js",
+            crate::report::RowKind::Native => "native",
+        };
+        for point in &framework.points {
+            for (round, us) in point.rounds_us.iter().enumerate() {
+                writeln!(
+                    out,
+                    "{},{kind},{},{round},{us:.4}",
+                    framework.framework, point.depth
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::result::tests::report;
+
+    fn sweep() -> SweepResult {
+        SweepResult::of(&report(&["s200", "hono"], &[0, 1, 2, 4]), "mw", &[0, 1, 2, 4])
+    }
+
+    #[test]
+    fn the_table_shows_each_depth_and_the_fit() {
+        let mut out = Vec::new();
+        write_terminal(&sweep(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("scenario mw, depths 0 1 2 4"), "{text}");
+        let hono = text.lines().find(|l| l.trim_start().starts_with("hono")).unwrap();
+        // hono: 11 + 2·depth µs; at depth 4, 19.0; 2.00 µs per link.
+        assert!(hono.contains("19.0"), "{hono}");
+        assert!(hono.contains("2.00 ±"), "{hono}");
+        assert!(hono.contains("linear"), "{hono}");
+        assert!(
+            text.contains("cheapest link first (µs): s200 1.00 < hono 2.00"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_csv_has_a_line_per_round() {
+        let mut out = Vec::new();
+        write_csv(&sweep(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], CSV_COLUMNS);
+        assert_eq!(lines.len(), 1 + 2 * 4 * 3);
+        assert!(lines[1].starts_with("s200,js,0,0,"), "{}", lines[1]);
+    }
+}
