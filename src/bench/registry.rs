@@ -109,14 +109,14 @@ pub const FRAMEWORKS: &[Framework] = &[
         kind: RowKind::Native,
         factory: "",
         mode: Mode::Native,
-        about: "native Rust: a plain hyper service function",
+        about: "native Rust: a hyper service function, the mw chain as tower layers",
     },
     Framework {
         name: "axum",
         kind: RowKind::Native,
         factory: "",
         mode: Mode::Native,
-        about: "native Rust: axum, the mw chain as tower layers",
+        about: "native Rust: axum, the mw chain as axum middleware",
     },
 ];
 

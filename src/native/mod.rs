@@ -65,3 +65,26 @@ fn link_header(i: usize) -> (http::HeaderName, http::HeaderValue) {
 
 /// The hello body, byte for byte what the JS rows send.
 const HELLO_JSON: &str = r#"{"message":"hello"}"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_mw_takes_a_depth_and_defaults_to_five_links() {
+        assert_eq!(Scenario::from_name("mw", None), Ok(Scenario::Mw(5)));
+        assert_eq!(Scenario::from_name("mw", Some(0)), Ok(Scenario::Mw(0)));
+        assert_eq!(Scenario::from_name("hello", None), Ok(Scenario::Hello));
+        let error = Scenario::from_name("hello", Some(3)).unwrap_err();
+        assert!(error.contains("has no depth parameter"), "{error}");
+        let error = Scenario::from_name("echo", None).unwrap_err();
+        assert!(error.contains("hello, param and mw"), "{error}");
+    }
+
+    #[test]
+    fn link_headers_are_numbered() {
+        let (name, value) = link_header(12);
+        assert_eq!(name.as_str(), "x-mw-12");
+        assert_eq!(value, "12");
+    }
+}

@@ -242,7 +242,11 @@ mod tests {
         let mut points = Vec::new();
         for r in 0..rounds {
             for &d in depths {
-                let wobble = if (r + d as usize).is_multiple_of(2) { 0.1 } else { -0.1 };
+                let wobble = if (r + d as usize).is_multiple_of(2) {
+                    0.1
+                } else {
+                    -0.1
+                };
                 points.push((d, fixed + per_link * d + wobble));
             }
         }
