@@ -183,6 +183,16 @@ impl RowSummary {
         self.errors + self.non_2xx + self.mismatches
     }
 
+    /// The median client and server CPU shares of a row whose figure is
+    /// shown marked: client-bound, ok and with rounds.
+    pub fn client_bound_shares(&self) -> Option<(f64, f64)> {
+        if !self.client_bound {
+            return None;
+        }
+        self.comparable_rps()?;
+        Some((self.client_cpu?, self.server_cpu?))
+    }
+
     /// The median throughput of a row that takes part in comparisons: ok
     /// and with at least one round.
     pub fn comparable_rps(&self) -> Option<f64> {
@@ -565,6 +575,20 @@ mod tests {
         // verdict does not decide.
         assert_eq!((row.client_cpu, row.server_cpu), (Some(0.97), Some(0.62)));
         assert!(row.client_bound);
+        assert_eq!(row.client_bound_shares(), Some((0.97, 0.62)));
+    }
+
+    #[test]
+    fn a_failed_client_bound_row_shows_no_mark() {
+        let mut report = report(&[]);
+        let row = report.row_mut("hyper", "hello", RowKind::Native);
+        row.push_round(busy(Some(0.97), Some(0.5)));
+        row.fail("server exited with status 1", None);
+        let summary = Summary::of(&report);
+        let row = summary.row("hyper", "hello").expect("row");
+        // The rounds say what they say; the writers show FAILED instead.
+        assert!(row.client_bound);
+        assert_eq!(row.client_bound_shares(), None);
     }
 
     #[test]
