@@ -268,7 +268,8 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
             let (left, width) = bar_span(f, s, scenarios.len());
             if row.client_bound_shares().is_some() {
                 if let Some(rps) = row.rps_ok {
-                    marks.push(client_bound_mark(left + width / 2.0, rps.max));
+                    // Clear of the whisker's cap.
+                    marks.push(client_bound_mark(left + width / 2.0, rps.max + y_max * 0.01));
                 }
             }
             let (x0, x1, centre) = (left + width * 0.05, left + width * 0.95, left + width / 2.0);
@@ -302,12 +303,12 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
     draw_legend(&mut chart)
 }
 
-/// The client-bound mark, standing on the top of a bar's whisker.
-fn client_bound_mark(x: f64, top: f64) -> Text<'static, (f64, f64), String> {
+/// The client-bound mark, standing at `foot` (above a bar's whisker).
+fn client_bound_mark(x: f64, foot: f64) -> Text<'static, (f64, f64), String> {
     Text::new(
         format::CLIENT_BOUND.to_owned(),
-        (x, top),
-        ("sans-serif", 14)
+        (x, foot),
+        ("sans-serif", 18)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom)),
