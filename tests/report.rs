@@ -58,6 +58,18 @@ fn latency(p50: u64) -> Percentiles {
     }
 }
 
+/// Records on each round of a row how busy the client and the server were
+/// (one (client, server) pair per round) and the achieved concurrency.
+fn busy(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKind, shares: &[(f64, f64)]) {
+    let row = report.row_mut(framework, scenario, kind);
+    assert_eq!(row.rounds.len(), shares.len(), "{framework} × {scenario}");
+    for (round, &(client, server)) in row.rounds.iter_mut().zip(shares) {
+        round.client_cpu = Some(client);
+        round.server_cpu = Some(server);
+        round.concurrency_achieved = Some(49.5);
+    }
+}
+
 /// Pushes one 5-second round per (requests/s, p50 µs) pair.
 fn rounds(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKind, figures: &[(u64, u64)]) {
     let row = report.row_mut(framework, scenario, kind);
@@ -69,6 +81,9 @@ fn rounds(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKi
 /// A small fixed report: three JS rows and native hyper over three
 /// scenarios, with an even number of rounds in one row, errors in another,
 /// a failed row with a stderr tail and an interrupted row without rounds.
+/// hyper is client-bound on hello and param (not on mw, where its server
+/// was busy too); s200's and hono-patched's servers were the limit;
+/// express's rounds predate the CPU shares.
 fn fixture() -> BenchReport {
     let tool = ToolInfo {
         fwbench_version: "0.1.0".into(),
@@ -171,6 +186,29 @@ fn fixture() -> BenchReport {
         native,
         &[(41000, 44), (40100, 45), (41800, 43)],
     );
+    for (framework, scenario, kind, shares) in [
+        (
+            "hyper",
+            "hello",
+            native,
+            [(0.97, 0.62), (0.99, 0.58), (0.96, 0.66)].as_slice(),
+        ),
+        (
+            "hyper",
+            "param",
+            native,
+            &[(0.95, 0.70), (0.98, 0.71), (0.97, 0.69)],
+        ),
+        ("hyper", "mw", native, &[(0.97, 0.93), (0.96, 0.94), (0.98, 0.92)]),
+        ("s200", "hello", js, &[(0.41, 0.99), (0.40, 0.99), (0.42, 1.0)]),
+        ("s200", "param", js, &[(0.40, 0.99), (0.39, 0.99), (0.41, 0.99)]),
+        ("s200", "mw", js, &[(0.38, 1.0), (0.37, 0.99), (0.38, 0.99)]),
+        ("hono-patched", "hello", js, &[(0.93, 0.95), (0.92, 0.96)]),
+        ("hono-patched", "param", js, &[(0.90, 0.97), (0.91, 0.96)]),
+        ("hono-patched", "mw", js, &[(0.60, 0.99), (0.59, 0.99)]),
+    ] {
+        busy(&mut report, framework, scenario, kind, shares);
+    }
     // Start-up times, as `bench` measures them (the failed express × mw
     // row started; express × param never answered).
     for (framework, scenario, seconds) in [
@@ -291,6 +329,148 @@ fn a_version_1_report_still_loads() {
     let back = report::parse_json(&value.to_string(), Path::new("v1.json")).expect("version 1 loads");
     assert_eq!(back.schema_version, 1);
     assert_eq!(back.rows, report.rows);
+}
+
+#[test]
+fn every_writer_marks_client_bound_rows() {
+    let report = fixture();
+    // hyper × hello: rounds of 45012, 44020 and 46001 req/s, the client at
+    // a median 97 % of its core, the server at 62 %.
+    let note = "‡ client-bound: the load generator used 97% of its core while the server used 62% \
+                — the figure is a lower bound";
+    let terminal = render(|out| report::write_terminal(&report, out));
+    assert!(terminal.contains("  45012‡  "), "{terminal}");
+    assert!(terminal.contains(&format!("\n  {note}\n")), "{terminal}");
+    // Under the framework table, one line for hyper's two marked rows.
+    assert!(
+        terminal.contains("used 97% of its core while the server used 62–70% — the figures are lower bounds"),
+        "{terminal}"
+    );
+    // Not marked: hyper × mw (its server was busy too), s200 (its client
+    // idle), hono-patched (both busy), express (no shares recorded).
+    assert_eq!(terminal.matches('‡').count(), 2 + 2 + 1 + 1 + 1, "{terminal}");
+
+    let markdown = render(|out| report::write_markdown(&report, out));
+    assert!(markdown.contains("| 45012‡ |"), "{markdown}");
+    assert!(markdown.contains(&format!("\n{note}\n")), "{markdown}");
+
+    let csv = render(|out| report::write_csv(&report, out));
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).expect(name);
+    let field = |framework: &str, scenario: &str, name: &str| -> Vec<String> {
+        csv.lines()
+            .map(|line| line.split(',').collect::<Vec<_>>())
+            .filter(|f| f[0] == framework && f[1] == scenario)
+            .map(|f| f[column(name)].to_owned())
+            .collect()
+    };
+    assert_eq!(field("hyper", "hello", "client_bound"), ["true"; 3]);
+    assert_eq!(field("hyper", "hello", "client_cpu"), ["0.97", "0.99", "0.96"]);
+    assert_eq!(field("hyper", "hello", "server_cpu"), ["0.62", "0.58", "0.66"]);
+    assert_eq!(field("hyper", "hello", "concurrency_achieved"), ["49.5"; 3]);
+    assert_eq!(field("hyper", "mw", "client_bound"), ["false"; 3]);
+    assert_eq!(field("express", "hello", "client_cpu"), [""; 3]);
+    assert_eq!(field("express", "param", "client_bound"), [""]);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&render(|out| report::write_json(&report, out))).expect("valid JSON");
+    let summary = |framework: &str, scenario: &str| {
+        json["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| r["framework"] == framework && r["scenario"] == scenario)
+            .map(|r| r["summary"].clone())
+            .expect("row")
+    };
+    let hyper = summary("hyper", "hello");
+    assert_eq!(
+        (&hyper["client_bound"], &hyper["client_cpu"], &hyper["server_cpu"]),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!(0.97),
+            &serde_json::json!(0.62)
+        )
+    );
+    assert_eq!(summary("hyper", "mw")["client_bound"], false);
+    let express = summary("express", "hello");
+    assert_eq!(
+        (&express["client_bound"], &express["client_cpu"]),
+        (&serde_json::json!(false), &serde_json::Value::Null)
+    );
+
+    let svg = svg_text(&report);
+    let doc = roxmltree::Document::parse(&svg).expect("checked in svg_text");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    // One mark on each of hyper's two client-bound bars, and the caption.
+    assert_eq!(texts.iter().filter(|t| **t == "‡").count(), 2, "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("‡: client-bound, a lower bound")),
+        "{texts:?}"
+    );
+}
+
+/// The fixture's JSON as a report written before rounds recorded CPU
+/// shares: without them in its rounds and without the summary's fields.
+fn without_shares(report: &BenchReport) -> String {
+    let mut value: serde_json::Value =
+        serde_json::from_str(&render(|out| report::write_json(report, out))).expect("valid JSON");
+    for row in value["rows"].as_array_mut().expect("rows") {
+        for round in row["rounds"].as_array_mut().expect("rounds") {
+            let round = round.as_object_mut().expect("a round is an object");
+            for key in ["client_cpu", "server_cpu", "concurrency_achieved"] {
+                round.remove(key);
+            }
+        }
+        let summary = row["summary"].as_object_mut().expect("a summary is an object");
+        for key in ["client_cpu", "server_cpu", "client_bound"] {
+            summary.remove(key);
+        }
+    }
+    value.to_string()
+}
+
+#[test]
+fn a_report_without_cpu_shares_loads_marks_nothing_and_compares() {
+    let new = fixture();
+    let text = without_shares(&new);
+    assert!(!text.contains("client_cpu") && !text.contains("client_bound"));
+    let old = report::parse_json(&text, Path::new("old.json")).expect("a report without shares loads");
+    for round in old.rows.iter().flat_map(|r| &r.rounds) {
+        assert_eq!(
+            (round.client_cpu, round.server_cpu, round.concurrency_achieved),
+            (None, None, None)
+        );
+    }
+    // The same figures otherwise.
+    let mut stripped = new.clone();
+    for round in stripped.rows.iter_mut().flat_map(|r| &mut r.rounds) {
+        (round.client_cpu, round.server_cpu, round.concurrency_achieved) = (None, None, None);
+    }
+    assert_eq!(old, stripped);
+    // Nothing says its rows were client-bound, so no writer marks one.
+    assert!(!render(|out| report::write_terminal(&old, out)).contains('‡'));
+    assert!(!render(|out| report::write_markdown(&old, out)).contains('‡'));
+    assert!(!render(|out| report::write_csv(&old, out)).contains("true"));
+    assert!(!svg_text(&old).contains('‡'));
+    // Compared with a report that has them, in either order: only the
+    // newer run's marked rows carry the mark.
+    let comparison = render(|out| report::compare(&old, &new, out));
+    assert!(comparison.contains("45012‡"), "{comparison}");
+    assert!(comparison.contains("client-bound in that run"), "{comparison}");
+    let line = comparison
+        .lines()
+        .find(|l| l.contains("hello") && l.contains("hyper"))
+        .expect("hyper × hello");
+    assert_eq!(line.matches('‡').count(), 1, "{line}");
+    render(|out| report::compare(&new, &old, out));
 }
 
 #[test]

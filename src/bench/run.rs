@@ -10,7 +10,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 
 use super::matrix::NotRun;
-use super::measure::{measure, to_round};
+use super::measure::{measure, server_cores, to_round, ServerCpuClock};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
@@ -21,10 +21,6 @@ use crate::load;
 use crate::report::{BenchReport, Pinning, RowKind};
 use crate::scenario::ScenarioInfo;
 
-/// Load-generator CPU use (per thread, of wall time) above which a row's
-/// figure is flagged as possibly client-bound.
-const CLIENT_SATURATION: f64 = 0.9;
-
 /// A row being measured: its server and what to send it.
 struct LiveRow {
     framework: &'static str,
@@ -34,8 +30,6 @@ struct LiveRow {
     info: ScenarioInfo,
     /// Latency over all its rounds so far.
     histogram: Option<Histogram<u64>>,
-    /// Whether its load generator was already reported near saturation.
-    saturation_noted: bool,
 }
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
@@ -192,7 +186,6 @@ fn start_rows(
                     server: started.server,
                     info: info.clone(),
                     histogram: None,
-                    saturation_noted: false,
                 });
             }
             Err(failure) => {
@@ -221,6 +214,7 @@ fn measure_rounds(
 ) {
     let progress = Progress::new(live.len() * plan.rounds as usize, plan.duration + plan.warmup);
     let load_threads = plan.cpus.load.len().max(1);
+    let server_cores = server_cores(plan);
     let mut step = 0;
     for round in 0..plan.rounds {
         for row in live.iter_mut() {
@@ -244,24 +238,18 @@ fn measure_rounds(
             {
                 continue;
             }
+            // Honesty about the client: each round records how busy both
+            // sides were, so the report can mark a row whose load generator,
+            // not its server, set the pace.
+            let server_clock = ServerCpuClock::start(&row.server);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
+                    let server_cpu = server_clock.share(&row.server, server_cores);
+                    let round = to_round(&measured, row.info.expect.status, load_threads, server_cpu);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
-                    entry.push_round(to_round(&measured, row.info.expect.status));
-                    // Honesty about the client: a saturated load generator
-                    // measures itself, not the server.
-                    let busy = measured.client.process_cpu_per_wall / load_threads as f64;
-                    if busy > CLIENT_SATURATION && !row.saturation_noted {
-                        row.saturation_noted = true;
-                        report.warnings.push(format!(
-                            "{} / {}: the load generator used {:.0}% of its CPUs; the figure may be bounded by the client",
-                            row.framework,
-                            row.scenario,
-                            busy * 100.0
-                        ));
-                    }
+                    entry.push_round(round);
                     match &mut row.histogram {
                         Some(all) => {
                             let _ = all.add(&measured.histogram);

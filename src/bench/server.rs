@@ -291,6 +291,13 @@ impl ServerProcess {
         tail.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 
+    /// User plus system CPU time the server process (all its threads) has
+    /// used so far; `None` when /proc cannot tell (it has ended, or this is
+    /// not Linux).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        cpu_time(self.child.id())
+    }
+
     /// How the process ended, if it has (a server should run until stopped).
     pub fn exited(&mut self) -> Option<Exit> {
         match self.child.try_wait() {
@@ -458,6 +465,22 @@ mod tests {
         assert!(error.seen.may_be_the_machine());
         // It was killed, not waited for.
         assert!(started.elapsed() < Duration::from_secs(20));
+    }
+
+    #[test]
+    fn a_busy_servers_cpu_time_grows() {
+        let server = sh(
+            "echo 'serving on http://127.0.0.1:4321/ now'; while :; do :; done",
+            Duration::from_secs(30),
+        )
+        .map_err(|e| e.seen.to_string())
+        .unwrap();
+        let before = server.cpu_time().expect("a running process has a CPU time");
+        std::thread::sleep(Duration::from_millis(300));
+        let after = server.cpu_time().expect("still running");
+        // The clock ticks in hundredths of a second; the loop spins on a
+        // whole core unless the machine is busy, so ask for little.
+        assert!(after > before, "{before:?} then {after:?}");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 Per framework × scenario present in both, the ratio B/A of the median
 req/s, marked `*` where the two rows' ranges [min, max] over rounds do not
-overlap (the change is larger than either run's own round-to-round spread).
+overlap (the change is larger than either run's own round-to-round spread),
+and `‡` after a run's req/s where that run's row was client-bound (its
+figure a lower bound; reports that predate the mark have none).
 Rows present in only one report are listed, and so is every difference in
 fwbench or engine version, framework and dependency versions, machine,
 pinning and options, because figures from different set-ups are not the
@@ -357,6 +359,17 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
         ]);
     }
     table.write_text("  ", out)?;
+    let marked = comparison
+        .rows
+        .iter()
+        .any(|r| r.a.client_bound_shares().is_some() || r.b.client_bound_shares().is_some());
+    if marked {
+        writeln!(
+            out,
+            "  {}: client-bound in that run (its load generator, not the server, set the pace): a lower bound",
+            format::CLIENT_BOUND
+        )?;
+    }
     let single = comparison
         .rows
         .iter()
@@ -392,7 +405,10 @@ fn figures(row: &RowSummary) -> (String, String) {
     match (&row.failure, row.rps_ok) {
         (Some(_), _) => ("FAILED".to_owned(), "-".to_owned()),
         (None, None) => ("no rounds".to_owned(), "-".to_owned()),
-        (None, Some(s)) => (format::rps(s.median), format::rps_range(s.min, s.max)),
+        (None, Some(s)) => (
+            format::rps_marked(s.median, row.client_bound_shares().is_some()),
+            format::rps_range(s.min, s.max),
+        ),
     }
 }
 

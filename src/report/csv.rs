@@ -4,10 +4,16 @@
 //! A row without rounds (failed before measuring, or interrupted) still gets
 //! one line, with its status and reason and the figures left empty, so no
 //! row silently disappears. Quoting follows RFC 4180.
+//!
+//! The last columns say how busy each side was in the round (empty where
+//! the report did not record it) and whether the row is client-bound: the
+//! row's verdict from the medians over its rounds (see
+//! [`crate::report::summary`]), repeated on each of its lines.
 
 use std::io::{self, Write};
 
 use super::model::{BenchReport, Round, RowKind, RowStatus};
+use super::summary::Summary;
 
 /// The header line's columns, in order.
 pub const COLUMNS: &[&str] = &[
@@ -33,12 +39,18 @@ pub const COLUMNS: &[&str] = &[
     "errors",
     "non_2xx",
     "mismatches",
+    "client_cpu",
+    "server_cpu",
+    "concurrency_achieved",
+    "client_bound",
 ];
 
 /// Writes `report` as CSV to `out`.
 pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", COLUMNS.join(","))?;
-    for row in &report.rows {
+    let summary = Summary::of(report);
+    // Summary::of keeps one summary per row, in the rows' order.
+    for (row, row_summary) in report.rows.iter().zip(&summary.rows) {
         let kind = match row.kind {
             RowKind::Js => "js",
             RowKind::Native => "native",
@@ -60,15 +72,19 @@ pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{lead},{}", empty.join(","))?;
         }
         for round in &row.rounds {
-            writeln!(out, "{lead},{}", figures(round).join(","))?;
+            let mut fields = figures(round);
+            fields.push(row_summary.client_bound.to_string());
+            writeln!(out, "{lead},{}", fields.join(","))?;
         }
     }
     Ok(())
 }
 
-/// A round's figures in [`COLUMNS`] order, each at full precision.
+/// A round's figures in [`COLUMNS`] order, each at full precision, up to
+/// the row's own `client_bound`.
 fn figures(round: &Round) -> Vec<String> {
     let l = &round.latency_us;
+    let optional = |value: Option<f64>| value.map_or(String::new(), |v| v.to_string());
     vec![
         round.index.to_string(),
         round.duration_s.to_string(),
@@ -87,6 +103,9 @@ fn figures(round: &Round) -> Vec<String> {
         round.errors.to_string(),
         round.non_2xx.to_string(),
         round.mismatches.to_string(),
+        optional(round.client_cpu),
+        optional(round.server_cpu),
+        optional(round.concurrency_achieved),
     ]
 }
 

@@ -7,6 +7,59 @@ pub fn rps(value: f64) -> String {
     format!("{value:.0}")
 }
 
+/// The mark after the req/s of a client-bound row (the rule is in
+/// [`crate::report::summary`]), in every writer.
+pub const CLIENT_BOUND: &str = "‡";
+
+/// Requests per second as [`rps`], followed by [`CLIENT_BOUND`] when the
+/// figure is a lower bound.
+pub fn rps_marked(value: f64, client_bound: bool) -> String {
+    if client_bound {
+        format!("{}{CLIENT_BOUND}", rps(value))
+    } else {
+        rps(value)
+    }
+}
+
+/// The footnote under a table with [`CLIENT_BOUND`] marks, from the
+/// (client, server) CPU shares of its marked rows: each share as one
+/// percentage, or the range of them when the rows differ; `load_cpus` is
+/// the size of the load generator's CPU set. `None` without marked rows.
+pub fn client_bound_note(shares: &[(f64, f64)], load_cpus: usize) -> Option<String> {
+    let span = |pick: fn(&(f64, f64)) -> f64| {
+        let values: Vec<f64> = shares.iter().map(pick).collect();
+        let low = share(values.iter().copied().fold(f64::INFINITY, f64::min));
+        let high = share(values.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        if low == high {
+            format!("{low}%")
+        } else {
+            format!("{low}–{high}%")
+        }
+    };
+    if shares.is_empty() {
+        return None;
+    }
+    let cores = match load_cpus {
+        0 | 1 => "its core".to_owned(),
+        n => format!("its {n} cores"),
+    };
+    let bound = if shares.len() == 1 {
+        "the figure is a lower bound"
+    } else {
+        "the figures are lower bounds"
+    };
+    Some(format!(
+        "{CLIENT_BOUND} client-bound: the load generator used {} of {cores} while the server used {} — {bound}",
+        span(|s| s.0),
+        span(|s| s.1)
+    ))
+}
+
+/// A share (1.0 = all) as a whole percentage, without the sign.
+fn share(value: f64) -> String {
+    format!("{:.0}", value * 100.0)
+}
+
 /// A `[min–max]` throughput range.
 pub fn rps_range(min: f64, max: f64) -> String {
     format!("[{}–{}]", rps(min), rps(max))
@@ -104,5 +157,26 @@ mod tests {
         assert_eq!(wall_time(12.46), "12.5s");
         assert_eq!(cpus(&[3, 0, 1, 2, 5]), "0-3, 5");
         assert_eq!(cpus(&[]), "none");
+        assert_eq!(rps_marked(10307.6, true), "10308‡");
+        assert_eq!(rps_marked(10307.6, false), "10308");
+    }
+
+    #[test]
+    fn the_client_bound_note_gives_the_shares_or_their_range() {
+        assert_eq!(client_bound_note(&[], 1), None);
+        assert_eq!(
+            client_bound_note(&[(0.968, 0.62)], 1).as_deref(),
+            Some(
+                "‡ client-bound: the load generator used 97% of its core while the server used 62% \
+                 — the figure is a lower bound"
+            )
+        );
+        assert_eq!(
+            client_bound_note(&[(0.95, 0.581), (0.97, 0.62), (0.951, 0.6)], 2).as_deref(),
+            Some(
+                "‡ client-bound: the load generator used 95–97% of its 2 cores while the server used \
+                 58–62% — the figures are lower bounds"
+            )
+        );
     }
 }

@@ -7,7 +7,8 @@ present it, and `fwbench compare`.
 - `model.rs`: [`BenchReport`] and its parts; what the orchestrator fills,
   round by round, and what `--json` writes. Measured figures only.
 - `summary.rs`: [`Summary`], every derived figure (medians over rounds,
-  ranks, ratio to hyper, `mw vs hello`), computed, never stored.
+  ranks, ratio to hyper, `mw vs hello`, whether a row is client-bound),
+  computed, never stored.
 - `text.rs`: the terminal report and its `--markdown` twin (same content).
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
 - `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).

@@ -35,7 +35,10 @@ pub use crate::load::Percentiles;
 /// cannot read rather than comparing figures that mean different things.
 ///
 /// Version 2 moved the derived figures of each row from `summary.rows`
-/// into the row (`rows[].summary`) and added `rows[].startup_s`.
+/// into the row (`rows[].summary`) and added `rows[].startup_s`; its rounds
+/// later gained the optional `client_cpu`, `server_cpu` and
+/// `concurrency_achieved`, which reports written before lack (an addition
+/// that older readers ignore, so the version stayed).
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The oldest layout version still read: version 1 holds the same measured
@@ -69,8 +72,8 @@ pub struct BenchReport {
     /// One entry per framework × scenario that was attempted.
     pub rows: Vec<Row>,
     /// Run-level warnings the writers print above the tables, e.g. "stopped
-    /// by Ctrl-C after round 2 of 3" or "the load generator used 98% of its
-    /// CPU: figures may be client-bound".
+    /// by Ctrl-C after round 2 of 3" or "servers and load generator share
+    /// CPUs".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -197,6 +200,24 @@ pub struct Round {
     pub non_2xx: u64,
     /// 2xx responses that failed the scenario's validation (body, headers).
     pub mismatches: u64,
+    /// The load generator's CPU share of its CPU set over the round, warm-up
+    /// included: process CPU time / wall time / load threads, so 1.0 means
+    /// every load thread was busy all the time. Near 1 the client, not the
+    /// server, may have set the pace. Absent in reports written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu: Option<f64>,
+    /// The server process's CPU share over the same measurement: its user +
+    /// system time / wall time / the cores it could use (its workers, at
+    /// most the size of its CPU set). Near 1 the server was the limit.
+    /// Absent when its CPU time could not be read, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<f64>,
+    /// Mean requests in flight over the round, as the load generator
+    /// measured it (below the connections when time went elsewhere than
+    /// waiting for answers). Absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency_achieved: Option<f64>,
 }
 
 impl BenchReport {
@@ -307,8 +328,8 @@ impl Round {
     /// A round from its raw counts: computes `rps_ok` and `rps_all` (both 0
     /// when `duration_s` is not positive, so a report never holds an
     /// infinity or NaN, which JSON cannot carry), with zero error counts and
-    /// index 0 ([`Row::push_round`] numbers it). Set the error counts with
-    /// struct update syntax:
+    /// index 0 ([`Row::push_round`] numbers it) and no CPU shares. Set the
+    /// error counts and shares with struct update syntax:
     /// `Round { errors: 3, ..Round::new(5.0, 1000, 997, latency) }`.
     pub fn new(duration_s: f64, requests: u64, successes: u64, latency_us: Percentiles) -> Round {
         let rate = |count: u64| {
@@ -329,6 +350,9 @@ impl Round {
             errors: 0,
             non_2xx: 0,
             mismatches: 0,
+            client_cpu: None,
+            server_cpu: None,
+            concurrency_achieved: None,
         }
     }
 
@@ -392,6 +416,36 @@ mod tests {
         assert_eq!(row.failure(), Some("server crashed"));
         assert_eq!(row.rounds.len(), 1);
         assert!(!row.is_ok());
+    }
+
+    #[test]
+    fn rounds_without_cpu_shares_still_parse_and_write_none() {
+        // A round as reports written before the shares were recorded hold it.
+        let old = r#"{"index":0,"duration_s":1.0,"requests":10,"successes":10,"rps_ok":10.0,
+            "rps_all":10.0,"latency_us":{"mean":1.0,"stdev":0.0,"p50":1,"p90":1,"p99":1,
+            "p999":1,"p9999":1,"max":1},"errors":0,"non_2xx":0,"mismatches":0}"#;
+        let round: Round = serde_json::from_str(old).expect("an old round parses");
+        assert_eq!(
+            (round.client_cpu, round.server_cpu, round.concurrency_achieved),
+            (None, None, None)
+        );
+        let written = serde_json::to_string(&round).expect("serializes");
+        assert!(
+            !written.contains("cpu") && !written.contains("concurrency"),
+            "{written}"
+        );
+        let measured = Round {
+            client_cpu: Some(0.97),
+            server_cpu: Some(0.5),
+            concurrency_achieved: Some(49.5),
+            ..round
+        };
+        let written = serde_json::to_string(&measured).expect("serializes");
+        assert!(
+            written.contains(r#""client_cpu":0.97,"server_cpu":0.5,"concurrency_achieved":49.5"#),
+            "{written}"
+        );
+        assert_eq!(serde_json::from_str::<Round>(&written).ok(), Some(measured));
     }
 
     #[test]

@@ -20,6 +20,13 @@ Rules (the same in every writer):
   `hyper` row of the same scenario.
 - `mw vs hello` is `(mw - hello) / hello` in percent, from the two medians
   of the same framework (the reference's last column).
+- A row is *client-bound* when, in the medians over its rounds, the load
+  generator used more than [`CLIENT_BUSY`] (80 %) of its CPU set while the
+  server used less than [`SERVER_BUSY`] (90 %) of the cores it could use:
+  the server had headroom and the client had none, so the row's req/s is a
+  lower bound of what the server can do, not its figure. Writers mark such
+  a row with `‡`. A row whose rounds lack either share (reports written
+  before they were recorded) is not client-bound: nothing says it was.
 */
 
 use serde::Serialize;
@@ -32,6 +39,14 @@ pub const BASELINE: &str = "hyper";
 pub const HELLO: &str = "hello";
 /// The five-link middleware scenario of the `mw vs hello` column.
 pub const MW: &str = "mw";
+/// A load generator busier than this share of its CPU set (median over a
+/// row's rounds) may have set the pace instead of the server. Well below 1:
+/// the share is a mean over the round, and a load thread that is busy most
+/// of the time already delays answers that wait for it to be read.
+pub const CLIENT_BUSY: f64 = 0.8;
+/// A server using less than this share of the cores it could use (median
+/// over a row's rounds) still had headroom: it was not what set the pace.
+pub const SERVER_BUSY: f64 = 0.9;
 
 /// Median, min and max of a set of values (one per round).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -121,6 +136,15 @@ pub struct RowSummary {
     /// 1-based rank within the scenario by median throughput; `None` for a
     /// failed row or one without rounds.
     pub rank: Option<usize>,
+    /// Median over the rounds of the load generator's CPU share of its CPU
+    /// set (0 to 1); `None` when no round recorded it.
+    pub client_cpu: Option<f64>,
+    /// Median over the rounds of the server's CPU share of the cores it
+    /// could use (0 to 1); `None` when no round recorded it.
+    pub server_cpu: Option<f64>,
+    /// Whether the client, not the server, set the pace (the rule in the
+    /// module doc): the row's req/s is then a lower bound.
+    pub client_bound: bool,
 }
 
 impl RowSummary {
@@ -129,6 +153,9 @@ impl RowSummary {
         let rps: Vec<f64> = row.rounds.iter().map(|r| r.rps_ok).collect();
         let p50: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p50 as f64).collect();
         let p99: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p99 as f64).collect();
+        let client: Vec<f64> = row.rounds.iter().filter_map(|r| r.client_cpu).collect();
+        let server: Vec<f64> = row.rounds.iter().filter_map(|r| r.server_cpu).collect();
+        let (client_cpu, server_cpu) = (median(&client), median(&server));
         RowSummary {
             framework: row.framework.clone(),
             scenario: row.scenario.clone(),
@@ -144,6 +171,9 @@ impl RowSummary {
             mismatches: row.rounds.iter().map(|r| r.mismatches).sum(),
             ratio_to_hyper: None,
             rank: None,
+            client_cpu,
+            server_cpu,
+            client_bound: client_bound(client_cpu, server_cpu),
         }
     }
 
@@ -153,6 +183,16 @@ impl RowSummary {
         self.errors + self.non_2xx + self.mismatches
     }
 
+    /// The median client and server CPU shares of a row whose figure is
+    /// shown marked: client-bound, ok and with rounds.
+    pub fn client_bound_shares(&self) -> Option<(f64, f64)> {
+        if !self.client_bound {
+            return None;
+        }
+        self.comparable_rps()?;
+        Some((self.client_cpu?, self.server_cpu?))
+    }
+
     /// The median throughput of a row that takes part in comparisons: ok
     /// and with at least one round.
     pub fn comparable_rps(&self) -> Option<f64> {
@@ -160,6 +200,15 @@ impl RowSummary {
             Some(_) => None,
             None => self.rps_ok.map(|s| s.median),
         }
+    }
+}
+
+/// The client-bound rule on a row's two median shares: the client busy,
+/// the server not; never when either share is unknown.
+fn client_bound(client_cpu: Option<f64>, server_cpu: Option<f64>) -> bool {
+    match (client_cpu, server_cpu) {
+        (Some(client), Some(server)) => client > CLIENT_BUSY && server < SERVER_BUSY,
+        _ => false,
     }
 }
 
@@ -495,6 +544,84 @@ mod tests {
             .fail("port in use", None);
         let summary = Summary::of(&report);
         assert_eq!(summary.row("s200", "hello").and_then(|r| r.ratio_to_hyper), None);
+    }
+
+    /// A round with the given client and server CPU shares.
+    fn busy(client: Option<f64>, server: Option<f64>) -> Round {
+        Round {
+            client_cpu: client,
+            server_cpu: server,
+            ..round(1000.0, 100, 1000)
+        }
+    }
+
+    fn client_bound_of(rounds: &[Round]) -> RowSummary {
+        let mut report = report(&[]);
+        let row = report.row_mut("hyper", "hello", RowKind::Native);
+        for round in rounds {
+            row.push_round(round.clone());
+        }
+        Summary::of(&report).rows.remove(0)
+    }
+
+    #[test]
+    fn a_busy_client_beside_an_idle_server_is_client_bound() {
+        let row = client_bound_of(&[
+            busy(Some(0.97), Some(0.55)),
+            busy(Some(0.99), Some(0.62)),
+            busy(Some(0.70), Some(0.95)),
+        ]);
+        // Medians: the client 97 %, the server 62 %; one round's own
+        // verdict does not decide.
+        assert_eq!((row.client_cpu, row.server_cpu), (Some(0.97), Some(0.62)));
+        assert!(row.client_bound);
+        assert_eq!(row.client_bound_shares(), Some((0.97, 0.62)));
+    }
+
+    #[test]
+    fn a_failed_client_bound_row_shows_no_mark() {
+        let mut report = report(&[]);
+        let row = report.row_mut("hyper", "hello", RowKind::Native);
+        row.push_round(busy(Some(0.97), Some(0.5)));
+        row.fail("server exited with status 1", None);
+        let summary = Summary::of(&report);
+        let row = summary.row("hyper", "hello").expect("row");
+        // The rounds say what they say; the writers show FAILED instead.
+        assert!(row.client_bound);
+        assert_eq!(row.client_bound_shares(), None);
+    }
+
+    #[test]
+    fn a_busy_server_or_an_idle_client_is_not_client_bound() {
+        // Both busy: the server was (also) the limit.
+        assert!(!client_bound_of(&[busy(Some(0.98), Some(0.95))]).client_bound);
+        // The client had room.
+        assert!(!client_bound_of(&[busy(Some(0.6), Some(0.5))]).client_bound);
+        // At the thresholds exactly: not above 80 %, not below 90 %.
+        assert!(!client_bound_of(&[busy(Some(CLIENT_BUSY), Some(0.5))]).client_bound);
+        assert!(!client_bound_of(&[busy(Some(0.95), Some(SERVER_BUSY))]).client_bound);
+    }
+
+    #[test]
+    fn without_both_shares_a_row_is_not_client_bound() {
+        // A report written before the shares were recorded.
+        let old = client_bound_of(&[round(1000.0, 100, 1000)]);
+        assert_eq!(
+            (old.client_cpu, old.server_cpu, old.client_bound),
+            (None, None, false)
+        );
+        // The server's CPU time could not be read.
+        let half = client_bound_of(&[busy(Some(0.99), None)]);
+        assert_eq!(
+            (half.client_cpu, half.server_cpu, half.client_bound),
+            (Some(0.99), None, false)
+        );
+        // Rounds that lack a share are left out of its median.
+        let mixed = client_bound_of(&[busy(Some(0.9), Some(0.4)), round(1000.0, 100, 1000)]);
+        assert_eq!((mixed.client_cpu, mixed.server_cpu), (Some(0.9), Some(0.4)));
+        assert!(mixed.client_bound);
+        // No rounds at all.
+        assert!(!client_bound_of(&[]).client_bound);
     }
 
     #[test]

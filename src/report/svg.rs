@@ -2,7 +2,9 @@
 The SVG chart: one file, two kinds of panel.
 
 - Throughput: grouped bars of median req/s, one group per framework and one
-  bar per scenario, with whiskers from the min to the max over rounds.
+  bar per scenario, with whiskers from the min to the max over rounds; a
+  client-bound row's bar carries a `‡` above its whisker, explained in the
+  panel's caption.
 - Latency: one panel per scenario, one group per framework, bars for the
   p50, p90 and p99 latency (each the median over rounds), in ms.
 
@@ -239,25 +241,34 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
         .filter_map(|r| r.rps_ok.map(|s| s.max))
         .fold(0.0_f64, f64::max);
     let y_max = y_limit(top, scenarios.len(), THROUGHPUT_HEIGHT);
-    let mut chart = framework_chart(
-        area,
-        "Throughput: requests/s, median over rounds (whiskers: min–max)",
-        frameworks,
-        y_max,
-        "requests/s",
-        &|y| format::rps(*y),
-    )?;
+    let mut caption = "Throughput: requests/s, median over rounds (whiskers: min–max)".to_owned();
+    if summary.rows.iter().any(|r| r.client_bound_shares().is_some()) {
+        caption.push_str(&format!(
+            "; {}: client-bound, a lower bound",
+            format::CLIENT_BOUND
+        ));
+    }
+    let mut chart = framework_chart(area, &caption, frameworks, y_max, "requests/s", &|y| {
+        format::rps(*y)
+    })?;
 
     for (s, scenario) in scenarios.iter().enumerate() {
         let color = SCENARIO_COLORS[s % SCENARIO_COLORS.len()];
         let mut bars = Vec::new();
         let mut whiskers = Vec::new();
         let mut notes = Vec::new();
+        let mut marks = Vec::new();
         for (f, framework) in frameworks.iter().enumerate() {
             let Some(row) = summary.row(framework, scenario) else {
                 continue;
             };
             let (left, width) = bar_span(f, s, scenarios.len());
+            if row.client_bound_shares().is_some() {
+                if let Some(rps) = row.rps_ok {
+                    // Clear of the whisker's cap.
+                    marks.push(client_bound_mark(left + width / 2.0, rps.max + y_max * 0.01));
+                }
+            }
             let (x0, x1, centre) = (left + width * 0.05, left + width * 0.95, left + width / 2.0);
             match (&row.failure, row.rps_ok) {
                 (Some(_), _) => notes.push(note_at(centre, y_max * 0.01, "failed")),
@@ -284,8 +295,21 @@ fn draw_throughput(area: &DrawingArea<SVGBackend<'_>, Shift>, summary: &Summary)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         chart.draw_series(whiskers)?;
         chart.draw_series(notes)?;
+        chart.draw_series(marks)?;
     }
     draw_legend(&mut chart)
+}
+
+/// The client-bound mark, standing at `foot` (above a bar's whisker).
+fn client_bound_mark(x: f64, foot: f64) -> Text<'static, (f64, f64), String> {
+    Text::new(
+        format::CLIENT_BOUND.to_owned(),
+        (x, foot),
+        ("sans-serif", 18)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom)),
+    )
 }
 
 fn draw_latency(

@@ -10,13 +10,16 @@ ways:
 3. per scenario, the rows ranked by median req/s with [min–max] over
    rounds, p50/p99 latency, errors and the ratio to native hyper;
 4. the failed rows with their reasons and stderr tails.
+
+A client-bound row's req/s carries a `‡` in both tables, and a footnote
+under each table that has one gives the CPU shares behind it.
 */
 
 use std::io::{self, Write};
 
 use super::format;
 use super::model::{BenchReport, RowStatus};
-use super::summary::{Summary, BASELINE};
+use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
 
 /// Placeholder for a cell without a figure.
@@ -33,6 +36,9 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
     writeln!(out)?;
     writeln!(out, "Requests/s by framework (median over rounds)")?;
     framework_table(report, &summary).write_text("  ", out)?;
+    if let Some(note) = client_bound_note(report, summary.rows.iter()) {
+        writeln!(out, "  {note}")?;
+    }
     if !summary.scenarios.is_empty() {
         writeln!(out)?;
         for line in SCENARIO_LEGEND {
@@ -43,6 +49,9 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         writeln!(out)?;
         writeln!(out, "Scenario {scenario}")?;
         scenario_table(&summary, scenario).write_text("  ", out)?;
+        if let Some(note) = client_bound_note(report, summary.ranked(scenario).into_iter()) {
+            writeln!(out, "  {note}")?;
+        }
     }
     let failed = failures(report);
     if !failed.is_empty() {
@@ -73,6 +82,10 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
     writeln!(out, "### Requests/s by framework (median over rounds)")?;
     writeln!(out)?;
     framework_table(report, &summary).write_markdown(out)?;
+    if let Some(note) = client_bound_note(report, summary.rows.iter()) {
+        writeln!(out)?;
+        writeln!(out, "{}", escape_inline(&note))?;
+    }
     if !summary.scenarios.is_empty() {
         writeln!(out)?;
         writeln!(out, "{}", escape_inline(&SCENARIO_LEGEND.join(" ")))?;
@@ -82,6 +95,10 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         writeln!(out, "### Scenario {}", escape_inline(scenario))?;
         writeln!(out)?;
         scenario_table(&summary, scenario).write_markdown(out)?;
+        if let Some(note) = client_bound_note(report, summary.ranked(scenario).into_iter()) {
+            writeln!(out)?;
+            writeln!(out, "{}", escape_inline(&note))?;
+        }
     }
     let failed = failures(report);
     if !failed.is_empty() {
@@ -181,7 +198,9 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
             let cell = match summary.row(framework, scenario) {
                 None => NONE.to_owned(),
                 Some(row) if row.failure.is_some() => FAILED.to_owned(),
-                Some(row) => row.rps_ok.map_or(NONE.to_owned(), |s| format::rps(s.median)),
+                Some(row) => row.rps_ok.map_or(NONE.to_owned(), |s| {
+                    format::rps_marked(s.median, row.client_bound)
+                }),
             };
             cells.push(cell);
         }
@@ -232,7 +251,7 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
         table.push(vec![
             rank,
             row.framework.clone(),
-            format::rps(rps.median),
+            format::rps_marked(rps.median, row.client_bound),
             format::rps_range(rps.min, rps.max),
             row.p50_us.map_or(NONE.to_owned(), format::ms),
             row.p99_us.map_or(NONE.to_owned(), format::ms),
@@ -241,6 +260,12 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
         ]);
     }
     table
+}
+
+/// The footnote under a table whose `rows` include client-bound ones.
+fn client_bound_note<'a>(report: &BenchReport, rows: impl Iterator<Item = &'a RowSummary>) -> Option<String> {
+    let shares: Vec<(f64, f64)> = rows.filter_map(RowSummary::client_bound_shares).collect();
+    format::client_bound_note(&shares, report.pinning.load_cpus.len())
 }
 
 /// One failed row, for the list below the tables.

@@ -117,6 +117,18 @@ fn a_short_bench_reports_every_row_and_figure() {
         assert_eq!(round["errors"], 0, "{name}");
         assert_eq!(round["mismatches"], 0, "{name}");
         assert!(round["latency_us"]["p50"].as_u64().unwrap() > 0, "{name}");
+        // How busy each side was, as shares of the CPUs it could use, and
+        // the verdict the summary draws from them (one round: its medians
+        // are the round's own shares).
+        for share in ["client_cpu", "server_cpu"] {
+            let value = round[share]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name}: no {share}"));
+            assert!(value > 0.0 && value < 1.5, "{name}: {share} {value}");
+            assert_eq!(summary[share], round[share], "{name}");
+        }
+        assert!(round["concurrency_achieved"].as_f64().unwrap() > 0.0, "{name}");
+        assert!(summary["client_bound"].is_boolean(), "{name}");
         let hdr = row["hdr_file"].as_str().unwrap();
         assert!(
             std::fs::read_to_string(hdr).unwrap().contains("Percentile"),
@@ -126,6 +138,9 @@ fn a_short_bench_reports_every_row_and_figure() {
     for file in ["report.md", "report.csv", "chart.svg"] {
         assert!(dir.join(file).metadata().unwrap().len() > 0, "{file}");
     }
+    // The tables mark exactly when some row is client-bound.
+    let marked = rows.iter().any(|row| row["summary"]["client_bound"] == true);
+    assert_eq!(stdout.contains('‡'), marked, "{stdout}");
 }
 
 #[test]
