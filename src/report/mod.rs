@@ -54,5 +54,6 @@ pub use model::{
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub(crate) use svg::title_lines;
 pub use svg::write_svg;
+pub use format::CLIENT_BOUND;
 pub use table::{Align, Table};
 pub use text::{write_markdown, write_terminal};

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::fit::{self, ChainFit};
-use crate::report::{BenchReport, MachineInfo, Pinning, RowKind, RowStatus, ToolInfo};
+use crate::report::{BenchReport, MachineInfo, Pinning, RowKind, RowStatus, Summary, ToolInfo};
 
 /// The layout version of `sweep.json`.
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
@@ -71,16 +71,21 @@ pub struct DepthPoint {
     /// Why the row failed, if it did (its finished rounds still count).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// Whether the load generator, not the server, was the limit (bench's
+    /// rule, src/report/summary.rs): then `median_us` overstates the
+    /// server's time per request.
+    pub client_bound: bool,
 }
 
 impl SweepResult {
     /// The sweep of `scenario` over `depths` in `report`, whose rows are
     /// named `<scenario>@<depth>`.
     pub fn of(report: &BenchReport, scenario: &str, depths: &[usize]) -> SweepResult {
+        let summary = Summary::of(report);
         let frameworks = report
             .frameworks
             .iter()
-            .filter_map(|name| framework_sweep(report, name, scenario, depths))
+            .filter_map(|name| framework_sweep(report, &summary, name, scenario, depths))
             .collect();
         SweepResult {
             schema_version: SWEEP_SCHEMA_VERSION,
@@ -105,6 +110,7 @@ pub fn row_name(scenario: &str, depth: usize) -> String {
 
 fn framework_sweep(
     report: &BenchReport,
+    summary: &Summary,
     name: &str,
     scenario: &str,
     depths: &[usize],
@@ -112,9 +118,11 @@ fn framework_sweep(
     let mut kind = None;
     let mut points = Vec::new();
     for &depth in depths {
-        let Some(row) = report.row(name, &row_name(scenario, depth)) else {
+        let row_name = row_name(scenario, depth);
+        let Some(row) = report.row(name, &row_name) else {
             continue;
         };
+        let client_bound = summary.row(name, &row_name).is_some_and(|row| row.client_bound);
         kind = Some(row.kind);
         let rounds_us: Vec<f64> = row
             .rounds
@@ -131,6 +139,7 @@ fn framework_sweep(
             median_us: crate::report::summary::median(&rounds_us),
             rounds_us,
             failed,
+            client_bound,
         });
     }
     let kind = kind?;

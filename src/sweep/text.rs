@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::fit::{Estimate, Shape};
 use super::result::{FrameworkSweep, SweepResult};
-use crate::report::{Align, Table};
+use crate::report::{Align, Table, CLIENT_BOUND};
 
 /// Writes the sweep's table, its reading guide and any warnings.
 pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
@@ -30,6 +30,18 @@ pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()
          interval;\n  shape: linear when a parabola's curvature is within noise of zero, else whether each \
          further link\n  costs more (grows) or less (shrinks) than the one before."
     )?;
+    let client_bound = sweep
+        .frameworks
+        .iter()
+        .flat_map(|f| &f.points)
+        .any(|p| p.client_bound);
+    if client_bound {
+        writeln!(
+            out,
+            "  {CLIENT_BOUND} client-bound: the load generator was busy while the server was not; the \
+             figure overstates the server's µs per request."
+        )?;
+    }
     for framework in &sweep.frameworks {
         for point in &framework.points {
             if let Some(reason) = &point.failed {
@@ -78,7 +90,10 @@ fn table(sweep: &SweepResult) -> Table {
             let point = framework.points.iter().find(|p| p.depth == depth);
             cells.push(match point {
                 Some(p) if p.failed.is_some() && p.median_us.is_none() => "FAILED".into(),
-                Some(p) => p.median_us.map_or("–".into(), |us| format!("{us:.1}")),
+                Some(p) => p.median_us.map_or("–".into(), |us| {
+                    let mark = if p.client_bound { CLIENT_BOUND } else { "" };
+                    format!("{us:.1}{mark}")
+                }),
                 None => "–".into(),
             });
         }
@@ -162,6 +177,27 @@ mod tests {
             text.contains("cheapest link first (µs): s200 1.00 < hono 2.00"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_client_bound_depth_is_marked_and_explained() {
+        let mut report = report(&["hyper"], &[0, 1, 2]);
+        for round in &mut report.rows[0].rounds {
+            round.client_cpu = Some(0.97);
+            round.server_cpu = Some(0.6);
+        }
+        let sweep = SweepResult::of(&report, "mw", &[0, 1, 2]);
+        assert!(sweep.frameworks[0].points[0].client_bound);
+        assert!(!sweep.frameworks[0].points[1].client_bound);
+        let mut out = Vec::new();
+        write_terminal(&sweep, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let hyper = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("hyper"))
+            .unwrap();
+        assert!(hyper.contains("10.0‡"), "{hyper}");
+        assert!(text.contains("‡ client-bound"), "{text}");
     }
 
     #[test]
