@@ -26,6 +26,16 @@ pub fn write_hdr(
     Ok(file)
 }
 
+/// Creates `path` and fills it with `writer`; errors name the file.
+pub fn write_file(
+    path: &Path,
+    writer: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let mut file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    writer(&mut file).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The terminal (or Markdown) tables on stdout; every report file.
 pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
@@ -34,11 +44,7 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
     } else {
         report::write_terminal(report, &mut stdout)?;
     }
-    let write = |path: &Path, writer: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
-        let mut file =
-            std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-        writer(&mut file).with_context(|| format!("cannot write {}", path.display()))
-    };
+    let write = write_file;
     let out_dir = &plan.out_dir;
     write(&out_dir.join("report.json"), &|w| report::write_json(report, w))?;
     write(&out_dir.join("report.md"), &|w| report::write_markdown(report, w))?;

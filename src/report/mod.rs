@@ -46,14 +46,14 @@ mod text;
 
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
+pub use format::CLIENT_BOUND;
 pub use json::{load_json, parse_json, write_json, ReadReportError};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo,
     OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
-pub(crate) use svg::title_lines;
 pub use svg::write_svg;
-pub use format::CLIENT_BOUND;
+pub(crate) use svg::{title_lines, SCENARIO_COLORS};
 pub use table::{Align, Table};
 pub use text::{write_markdown, write_terminal};

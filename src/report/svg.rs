@@ -35,8 +35,9 @@ const LATENCY_HEIGHT: u32 = 360;
 /// Height of the title strip, px.
 const TITLE_HEIGHT: u32 = 64;
 
-/// Scenario colours (Tableau 10: distinguishable, print-safe).
-const SCENARIO_COLORS: [RGBColor; 10] = [
+/// Scenario colours (Tableau 10: distinguishable, print-safe); the sweep
+/// chart's framework lines use them too.
+pub(crate) const SCENARIO_COLORS: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0x59, 0xa1, 0x4f),

@@ -18,8 +18,6 @@ mod result;
 mod svg;
 mod text;
 
-use std::path::Path;
-
 use anyhow::{bail, Context};
 
 pub use fit::{fit, ChainFit, Estimate, FitError, Shape};
@@ -79,11 +77,7 @@ fn write_outputs(
     plan: &BenchPlan,
 ) -> anyhow::Result<()> {
     text::write_terminal(sweep, &mut std::io::stdout().lock())?;
-    let write = |path: &Path, writer: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
-        let mut file =
-            std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-        writer(&mut file).with_context(|| format!("cannot write {}", path.display()))
-    };
+    let write = bench::output::write_file;
     let json = |out: &mut dyn std::io::Write| {
         serde_json::to_writer_pretty(&mut *out, sweep)?;
         writeln!(out)

@@ -9,25 +9,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::result::SweepResult;
-use crate::report::{title_lines, RowKind};
+use crate::report::{title_lines, RowKind, SCENARIO_COLORS as COLORS};
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 640;
 const TITLE_HEIGHT: u32 = 64;
-
-/// Line colours (Tableau 10), one per framework in report order.
-const COLORS: [RGBColor; 10] = [
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x76, 0xb7, 0xb2),
-    RGBColor(0xed, 0xc9, 0x48),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0xff, 0x9d, 0xa7),
-    RGBColor(0x9c, 0x75, 0x5f),
-    RGBColor(0xba, 0xb0, 0xac),
-];
 
 /// Writes the chart of `sweep` as one SVG document to `out`.
 pub fn write_svg(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
