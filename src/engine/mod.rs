@@ -61,15 +61,6 @@ pub fn engine_name() -> &'static str {
     })
 }
 
-/// The short name of the engine (`v8` or `quickjs`), as its cargo feature.
-pub fn engine_id() -> &'static str {
-    if cfg!(feature = "v8") {
-        "v8"
-    } else {
-        "quickjs"
-    }
-}
-
 /// Modules every app runtime evaluates before the app: the Node globals
 /// (`process`, `Buffer`, `setImmediate`) that npm frameworks expect, when
 /// this binary has them.
