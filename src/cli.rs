@@ -140,15 +140,18 @@ pub struct RunArgs {
     /// then (or killed by a signal) is tried once more.
     #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
     pub start_timeout: Duration,
-    /// Directory for every artifact (report.json, report.md, report.csv,
-    /// chart.svg, hdr/<framework>-<scenario>.hgrm; sweep adds sweep.json,
-    /// sweep.csv and sweep.svg); default fwbench-results/<date-time>.
+    /// Directory for every artifact (bench: report.json, report.md,
+    /// report.csv, chart.svg, hdr/<framework>-<scenario>.hgrm; sweep:
+    /// sweep.json, sweep.csv, sweep.svg, report.json, hdr/); default
+    /// fwbench-results/<date-time>.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Also write the JSON report here.
+    /// Also write the JSON results here (bench: report.json; sweep:
+    /// sweep.json).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Also write the CSV (one line per row and round) here.
+    /// Also write the CSV (one line per row, or per framework and depth, and
+    /// round) here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 }
