@@ -73,10 +73,7 @@ impl serde::Serialize for Matrix {
         let scenarios: Vec<String> = self
             .scenarios
             .iter()
-            .map(|s| match s.source.depth {
-                Some(depth) => format!("{}@{depth}", s.source.url_arg()),
-                None => s.source.url_arg(),
-            })
+            .map(|s| scenario::at_depth_label(&s.source.url_arg(), s.source.depth))
             .collect();
         let mut fields = serializer.serialize_struct("Matrix", 2)?;
         fields.serialize_field("frameworks", &frameworks)?;

@@ -44,17 +44,16 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
     } else {
         report::write_terminal(report, &mut stdout)?;
     }
-    let write = write_file;
     let out_dir = &plan.out_dir;
-    write(&out_dir.join("report.json"), &|w| report::write_json(report, w))?;
-    write(&out_dir.join("report.md"), &|w| report::write_markdown(report, w))?;
-    write(&out_dir.join("report.csv"), &|w| report::write_csv(report, w))?;
-    write(&out_dir.join("chart.svg"), &|w| report::write_svg(report, w))?;
+    write_file(&out_dir.join("report.json"), &|w| report::write_json(report, w))?;
+    write_file(&out_dir.join("report.md"), &|w| report::write_markdown(report, w))?;
+    write_file(&out_dir.join("report.csv"), &|w| report::write_csv(report, w))?;
+    write_file(&out_dir.join("chart.svg"), &|w| report::write_svg(report, w))?;
     if let Some(path) = &plan.json {
-        write(path, &|w| report::write_json(report, w))?;
+        write_file(path, &|w| report::write_json(report, w))?;
     }
     if let Some(path) = &plan.csv {
-        write(path, &|w| report::write_csv(report, w))?;
+        write_file(path, &|w| report::write_csv(report, w))?;
     }
     println!(
         "\nwall time {:.0} s; reports in {} (report.json, report.md, report.csv, chart.svg, hdr/)",

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use super::{link_header, Elapsed, Scenario, HELLO_JSON};
+use super::{link_header, Elapsed, Scenario, HELLO_JSON, TIMED_LINK};
 
 /// The router for `scenario`.
 pub fn router(scenario: Scenario) -> Router {
@@ -26,7 +26,7 @@ pub fn router(scenario: Scenario) -> Router {
                 .rev()
                 .fold(Router::new().route("/mw", get(hello)), |router, i| {
                     let (name, value) = link_header(i);
-                    let timed = i == 3;
+                    let timed = i == TIMED_LINK;
                     router.layer(middleware::from_fn(move |request, next| {
                         link(name.clone(), value.clone(), timed, request, next)
                     }))

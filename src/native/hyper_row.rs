@@ -20,7 +20,7 @@ use hyper::body::Incoming;
 use tower::util::BoxCloneService;
 use tower::{Layer, Service};
 
-use super::{link_header, Elapsed, Scenario, HELLO_JSON};
+use super::{link_header, Elapsed, Scenario, HELLO_JSON, TIMED_LINK};
 
 /// The mw chain as one service: `depth` [`LinkLayer`]s, link 1 outermost.
 pub type Chain = BoxCloneService<Request<Incoming>, Response<Full<Bytes>>, Infallible>;
@@ -66,7 +66,7 @@ impl LinkLayer {
         LinkLayer {
             name,
             value,
-            timed: i == 3,
+            timed: i == TIMED_LINK,
         }
     }
 }

@@ -28,6 +28,9 @@ pub enum Scenario {
     Mw(usize),
 }
 
+/// The link that also stores its elapsed time, as in scenarios/mw.js.
+const TIMED_LINK: usize = 3;
+
 /// The mw chain's length when none is asked for (scenarios/mw.js's `depth`).
 const MW_DEPTH: usize = 5;
 

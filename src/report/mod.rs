@@ -54,6 +54,6 @@ pub use model::{
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;
-pub(crate) use svg::{title_lines, SCENARIO_COLORS};
+pub(crate) use svg::{draw_title, SCENARIO_COLORS, TITLE_HEIGHT};
 pub use table::{Align, Table};
 pub use text::{write_markdown, write_terminal};

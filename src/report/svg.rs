@@ -33,7 +33,7 @@ const THROUGHPUT_HEIGHT: u32 = 520;
 /// Height of each scenario's latency panel, px.
 const LATENCY_HEIGHT: u32 = 360;
 /// Height of the title strip, px.
-const TITLE_HEIGHT: u32 = 64;
+pub(crate) const TITLE_HEIGHT: u32 = 64;
 
 /// Scenario colours (Tableau 10: distinguishable, print-safe); the sweep
 /// chart's framework lines use them too.
@@ -86,23 +86,7 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary: &Summary) -> DrawResult {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    // Two lines: what produced the figures, then where; one line of both
-    // does not fit the chart's width.
-    let (tool, machine) = title_lines(&report.tool, &report.machine, &report.started_at);
-    for (text, y, size, style) in [
-        (tool, 20, 18, FontStyle::Bold),
-        (machine, 46, 14, FontStyle::Normal),
-    ] {
-        title.draw(&Text::new(
-            text,
-            (WIDTH as i32 / 2, y),
-            ("sans-serif", size)
-                .into_font()
-                .style(style)
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
-    }
+    draw_title(&title, &report.tool, &report.machine, &report.started_at)?;
     if summary.frameworks.is_empty() {
         body.draw(&Text::new(
             "no rows in this report",
@@ -123,9 +107,36 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary
     Ok(())
 }
 
-/// ("fwbench 0.1.0 · engine quickjs", "CPU (N CPUs) · kernel · OS · started"):
-/// what produced a chart's figures, and where.
-pub(crate) fn title_lines(tool: &ToolInfo, machine: &MachineInfo, started_at: &str) -> (String, String) {
+/// A chart's title strip ([`TITLE_HEIGHT`] high): what produced the figures,
+/// then where, centred. Two lines: one line of both does not fit a chart's
+/// width.
+pub(crate) fn draw_title(
+    title: &DrawingArea<SVGBackend<'_>, Shift>,
+    tool: &ToolInfo,
+    machine: &MachineInfo,
+    started_at: &str,
+) -> DrawResult {
+    let (tool, machine) = title_lines(tool, machine, started_at);
+    let centre = title.dim_in_pixel().0 as i32 / 2;
+    for (text, y, size, style) in [
+        (tool, 20, 18, FontStyle::Bold),
+        (machine, 46, 14, FontStyle::Normal),
+    ] {
+        title.draw(&Text::new(
+            text,
+            (centre, y),
+            ("sans-serif", size)
+                .into_font()
+                .style(style)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// ("fwbench 0.1.0 · engine quickjs", "CPU (N CPUs) · kernel · OS · started").
+fn title_lines(tool: &ToolInfo, machine: &MachineInfo, started_at: &str) -> (String, String) {
     let tool = format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine);
     let mut parts = Vec::new();
     if !machine.cpu_model.is_empty() {

@@ -48,10 +48,7 @@ impl ScenarioRef {
 
     /// Its name in reports: `mw`, or `mw@8` when built at a chosen depth.
     pub fn label(&self) -> String {
-        match self.depth {
-            Some(depth) => format!("{}@{depth}", self.name),
-            None => self.name.clone(),
-        }
+        at_depth_label(&self.name, self.depth)
     }
 
     /// How `fwbench serve --scenario` names it: the built-in name or the path.
@@ -60,6 +57,15 @@ impl ScenarioRef {
             Ok(path) if self.root.is_some() => path.display().to_string(),
             _ => self.name.clone(),
         }
+    }
+}
+
+/// `name`, or `name@depth` for a chain built at a chosen depth: how reports
+/// (and a plan's options) name a scenario at a depth.
+pub fn at_depth_label(name: &str, depth: Option<usize>) -> String {
+    match depth {
+        Some(depth) => format!("{name}@{depth}"),
+        None => name.to_owned(),
     }
 }
 

@@ -24,6 +24,7 @@ pub use fit::{fit, ChainFit, Estimate, FitError, Shape};
 pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 
 use crate::bench::matrix::{self, Matrix};
+use crate::bench::output::write_file;
 use crate::bench::{self, registry, BenchPlan};
 use crate::cli::{Outcome, SweepArgs};
 use crate::scenario;
@@ -77,23 +78,22 @@ fn write_outputs(
     plan: &BenchPlan,
 ) -> anyhow::Result<()> {
     text::write_terminal(sweep, &mut std::io::stdout().lock())?;
-    let write = bench::output::write_file;
     let json = |out: &mut dyn std::io::Write| {
         serde_json::to_writer_pretty(&mut *out, sweep)?;
         writeln!(out)
     };
     let out_dir = &plan.out_dir;
-    write(&out_dir.join("sweep.json"), &json)?;
-    write(&out_dir.join("sweep.csv"), &|w| text::write_csv(sweep, w))?;
-    write(&out_dir.join("sweep.svg"), &|w| svg::write_svg(sweep, w))?;
-    write(&out_dir.join("report.json"), &|w| {
+    write_file(&out_dir.join("sweep.json"), &json)?;
+    write_file(&out_dir.join("sweep.csv"), &|w| text::write_csv(sweep, w))?;
+    write_file(&out_dir.join("sweep.svg"), &|w| svg::write_svg(sweep, w))?;
+    write_file(&out_dir.join("report.json"), &|w| {
         crate::report::write_json(report, w)
     })?;
     if let Some(path) = &plan.json {
-        write(path, &json)?;
+        write_file(path, &json)?;
     }
     if let Some(path) = &plan.csv {
-        write(path, &|w| text::write_csv(sweep, w))?;
+        write_file(path, &|w| text::write_csv(sweep, w))?;
     }
     println!(
         "\nwall time {:.0} s; results in {} (sweep.json, sweep.csv, sweep.svg, report.json, hdr/)",

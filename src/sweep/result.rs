@@ -105,7 +105,7 @@ impl SweepResult {
 
 /// The row name of `scenario` at `depth`, as `ScenarioRef::label` makes it.
 pub fn row_name(scenario: &str, depth: usize) -> String {
-    format!("{scenario}@{depth}")
+    crate::scenario::at_depth_label(scenario, Some(depth))
 }
 
 fn framework_sweep(

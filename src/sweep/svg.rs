@@ -6,14 +6,12 @@
 use std::io::{self, Write};
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::result::SweepResult;
-use crate::report::{title_lines, RowKind, SCENARIO_COLORS as COLORS};
+use crate::report::{draw_title, RowKind, SCENARIO_COLORS as COLORS, TITLE_HEIGHT};
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 640;
-const TITLE_HEIGHT: u32 = 64;
 
 /// Writes the chart of `sweep` as one SVG document to `out`.
 pub fn write_svg(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
@@ -33,21 +31,7 @@ fn draw(
 ) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    let (tool, machine) = title_lines(&sweep.tool, &sweep.machine, &sweep.started_at);
-    for (text, y, size, style) in [
-        (tool, 20, 18, FontStyle::Bold),
-        (machine, 46, 14, FontStyle::Normal),
-    ] {
-        title.draw(&Text::new(
-            text,
-            (WIDTH as i32 / 2, y),
-            ("sans-serif", size)
-                .into_font()
-                .style(style)
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
-    }
+    draw_title(&title, &sweep.tool, &sweep.machine, &sweep.started_at)?;
     let x_max = sweep.depths.iter().copied().max().unwrap_or(1).max(1) as f64;
     let y_max = sweep
         .frameworks
