@@ -48,7 +48,12 @@ pub fn tool_info(frameworks: &[&'static registry::Framework]) -> ToolInfo {
         ("deno_core", option_env!("FWBENCH_DEP_DENO_CORE")),
         ("deno_web", option_env!("FWBENCH_DEP_DENO_WEB")),
         ("deno_fetch", option_env!("FWBENCH_DEP_DENO_FETCH")),
-        ("v8x (QuickJS-ng backend)", option_env!("FWBENCH_DEP_V8X")),
+        // Only the engine this binary was built with: Cargo.lock pins both.
+        if cfg!(feature = "v8") {
+            ("v8 (rusty_v8)", option_env!("FWBENCH_DEP_V8"))
+        } else {
+            ("v8x (QuickJS-ng backend)", option_env!("FWBENCH_DEP_V8X"))
+        },
         ("hyper", option_env!("FWBENCH_DEP_HYPER")),
         ("axum", option_env!("FWBENCH_DEP_AXUM")),
         ("tokio", option_env!("FWBENCH_DEP_TOKIO")),

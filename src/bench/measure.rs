@@ -1,17 +1,16 @@
 //! One measurement of a row: the scenario's request as a load plan, run
 //! with every response validated, turned into a report round with how busy
 //! each side was (the load generator's CPU share from its own report, the
-//! server's from its CPU time before and after), so the report can tell a
-//! row the client held back.
+//! server's and other processes' from [`super::cpu_time`]), so the report
+//! can tell a row the client held back, or a round the machine disturbed.
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
+use super::cpu_time::RoundCpu;
 use super::cpus::allowed_cpus;
 use super::plan::BenchPlan;
-use super::server::ServerProcess;
 use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec};
 use crate::report::Round;
 use crate::scenario::ScenarioInfo;
@@ -61,37 +60,6 @@ pub fn measure(
     Ok(load::execute_until(&load, cancel.clone())?)
 }
 
-/// The server's CPU time at the start of a measurement, to take its share
-/// of the cores over the measurement at the end.
-pub struct ServerCpuClock {
-    cpu: Option<Duration>,
-    started: Instant,
-}
-
-impl ServerCpuClock {
-    /// Reads `server`'s CPU time now.
-    pub fn start(server: &ServerProcess) -> ServerCpuClock {
-        ServerCpuClock {
-            cpu: server.cpu_time(),
-            started: Instant::now(),
-        }
-    }
-
-    /// The share of `cores` that `server` used since [`ServerCpuClock::start`]
-    /// (1.0: every core it could use busy all the time); `None` when its
-    /// CPU time could not be read at either end.
-    pub fn share(&self, server: &ServerProcess, cores: usize) -> Option<f64> {
-        let used = server.cpu_time()?.checked_sub(self.cpu?)?;
-        cpu_share(used, self.started.elapsed(), cores)
-    }
-}
-
-/// `used / (wall × cores)`, or `None` for no wall time or no cores.
-fn cpu_share(used: Duration, wall: Duration, cores: usize) -> Option<f64> {
-    let capacity = wall.as_secs_f64() * cores as f64;
-    (capacity > 0.0).then(|| used.as_secs_f64() / capacity)
-}
-
 /// How many cores a row server can keep busy: one per worker, at most the
 /// size of its CPU set (of every CPU this process may use when the servers
 /// are not pinned).
@@ -111,14 +79,9 @@ pub fn server_cores(plan: &BenchPlan) -> usize {
 /// passed validation, and only other statuses count against the row.
 ///
 /// The round also records how busy each side was: the load generator's
-/// CPU share per thread of its `load_threads`, and the server's share
-/// `server_cpu` (from [`ServerCpuClock`]).
-pub fn to_round(
-    measured: &LoadReport,
-    expected_status: u16,
-    load_threads: usize,
-    server_cpu: Option<f64>,
-) -> Round {
+/// CPU share per thread of its `load_threads`, and from `cpu` the server's
+/// share and the CPU other processes took meanwhile.
+pub fn to_round(measured: &LoadReport, expected_status: u16, load_threads: usize, cpu: RoundCpu) -> Round {
     let latency = &measured.latency;
     let expects_2xx = (200..300).contains(&expected_status);
     let successes = if expects_2xx {
@@ -143,7 +106,8 @@ pub fn to_round(
         non_2xx,
         mismatches: measured.mismatches_total,
         client_cpu: Some(measured.client.process_cpu_per_wall / load_threads.max(1) as f64),
-        server_cpu,
+        server_cpu: cpu.server,
+        others_cpu: cpu.others,
         concurrency_achieved: Some(measured.concurrency.achieved),
         ..Round::new(
             measured.measured_s,
@@ -151,19 +115,5 @@ pub fn to_round(
             successes,
             latency.percentiles,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_share_is_cpu_time_over_wall_time_times_cores() {
-        let second = Duration::from_secs(1);
-        assert_eq!(cpu_share(second / 2, second, 1), Some(0.5));
-        assert_eq!(cpu_share(second, second * 2, 2), Some(0.25));
-        assert_eq!(cpu_share(second, Duration::ZERO, 1), None);
-        assert_eq!(cpu_share(second, second, 0), None);
     }
 }

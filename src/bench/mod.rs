@@ -6,11 +6,13 @@
 //!   starts; `cpus.rs` the CPU sets; `matrix.rs` the rows.
 //! - `server.rs`: one row's server process; `row.rs`: bringing a row up
 //!   (start, validate, the typed [`RowFailure`]), for `check` and `bench`.
-//! - `run.rs`: `bench` in its phases; `measure.rs` one measurement;
-//!   `output.rs` the files it writes; `machine.rs`, `clock.rs` what the
+//! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
+//!   `cpu_time.rs` how busy each party was during it; `output.rs` the files
+//!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
 
 mod clock;
+mod cpu_time;
 mod cpus;
 mod machine;
 pub mod matrix;

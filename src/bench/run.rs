@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 
+use super::cpu_time::RoundClock;
 use super::matrix::NotRun;
-use super::measure::{measure, server_cores, to_round, ServerCpuClock};
+use super::measure::{measure, server_cores, to_round};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
@@ -18,7 +19,7 @@ use super::server::{ServerProcess, ServerSpec};
 use super::{clock, cpus, machine, output};
 use crate::cli::{BenchArgs, Outcome};
 use crate::load;
-use crate::report::{BenchReport, Pinning, RowKind};
+use crate::report::{summary, BenchReport, Pinning, RowKind};
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
@@ -93,6 +94,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
             .warnings
             .push("stopped by Ctrl-C: only the rounds finished before it are reported".into());
     }
+    report.warnings.extend(summary::disturbance_warning(&report));
     write_hdr_files(plan, &live, &mut report);
     for row in live {
         row.server.stop();
@@ -238,16 +240,17 @@ fn measure_rounds(
             {
                 continue;
             }
-            // Honesty about the client: each round records how busy both
-            // sides were, so the report can mark a row whose load generator,
-            // not its server, set the pace.
-            let server_clock = ServerCpuClock::start(&row.server);
+            // Honesty about the conditions: each round records how busy
+            // both sides were, so the report can mark a row whose load
+            // generator, not its server, set the pace, and how much other
+            // processes took from the server's CPUs meanwhile.
+            let clock = RoundClock::start(&row.server, &plan.cpus);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
-                    let server_cpu = server_clock.share(&row.server, server_cores);
-                    let round = to_round(&measured, row.info.expect.status, load_threads, server_cpu);
+                    let cpu = clock.stop(&row.server, server_cores);
+                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);
                     match &mut row.histogram {

@@ -270,7 +270,7 @@ impl ServerProcess {
                 },
                 _ => NotStarted::Silent {
                     waited: timeout,
-                    cpu: cpu_time(server.child.id()),
+                    cpu: server.cpu_time(),
                 },
             },
             Err(RecvTimeoutError::Disconnected) => NotStarted::BadBanner(String::new()),
@@ -295,7 +295,7 @@ impl ServerProcess {
     /// used so far; `None` when /proc cannot tell (it has ended, or this is
     /// not Linux).
     pub fn cpu_time(&self) -> Option<Duration> {
-        cpu_time(self.child.id())
+        super::cpu_time::process_cpu_time(self.child.id())
     }
 
     /// How the process ended, if it has (a server should run until stopped).
@@ -356,20 +356,6 @@ impl WaitTimeout for Child {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-}
-
-/// User plus system CPU time of process `pid`, from /proc.
-fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold
-    // spaces: utime and stime are the 12th and 13th of them.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf only reads a configuration value.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let per_second = u64::try_from(per_second).ok().filter(|&n| n > 0)?;
-    Some(Duration::from_millis(ticks * 1000 / per_second))
 }
 
 /// The address in `fwbench serve`'s banner (`… on http://127.0.0.1:PORT/ …`).

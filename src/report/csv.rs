@@ -41,6 +41,7 @@ pub const COLUMNS: &[&str] = &[
     "mismatches",
     "client_cpu",
     "server_cpu",
+    "others_cpu",
     "concurrency_achieved",
     "client_bound",
 ];
@@ -105,6 +106,7 @@ fn figures(round: &Round) -> Vec<String> {
         round.mismatches.to_string(),
         optional(round.client_cpu),
         optional(round.server_cpu),
+        optional(round.others_cpu),
         optional(round.concurrency_achieved),
     ]
 }

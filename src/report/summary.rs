@@ -27,6 +27,11 @@ Rules (the same in every writer):
   lower bound of what the server can do, not its figure. Writers mark such
   a row with `‡`. A row whose rounds lack either share (reports written
   before they were recorded) is not client-bound: nothing says it was.
+- A run was *disturbed* when, in the median over some row's rounds, other
+  processes took more than [`OTHERS_BUSY`] (a tenth of a core) from the
+  servers' CPUs: [`disturbance_warning`] says so, with the rows affected,
+  and every writer prints it with the run's other warnings. The figures
+  are then lower and noisier than on a quiet machine.
 */
 
 use serde::Serialize;
@@ -47,6 +52,10 @@ pub const CLIENT_BUSY: f64 = 0.8;
 /// A server using less than this share of the cores it could use (median
 /// over a row's rounds) still had headroom: it was not what set the pace.
 pub const SERVER_BUSY: f64 = 0.9;
+/// Other processes taking more than this many CPUs' worth of the servers'
+/// CPUs (median over a row's rounds) disturbed the row. An idle machine's
+/// background stays around a hundredth of a core.
+pub const OTHERS_BUSY: f64 = 0.1;
 
 /// Median, min and max of a set of values (one per round).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -145,6 +154,9 @@ pub struct RowSummary {
     /// Whether the client, not the server, set the pace (the rule in the
     /// module doc): the row's req/s is then a lower bound.
     pub client_bound: bool,
+    /// Median over the rounds of the CPUs' worth of time other processes
+    /// took from the servers' CPUs; `None` when no round recorded it.
+    pub others_cpu: Option<f64>,
 }
 
 impl RowSummary {
@@ -155,6 +167,7 @@ impl RowSummary {
         let p99: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p99 as f64).collect();
         let client: Vec<f64> = row.rounds.iter().filter_map(|r| r.client_cpu).collect();
         let server: Vec<f64> = row.rounds.iter().filter_map(|r| r.server_cpu).collect();
+        let others: Vec<f64> = row.rounds.iter().filter_map(|r| r.others_cpu).collect();
         let (client_cpu, server_cpu) = (median(&client), median(&server));
         RowSummary {
             framework: row.framework.clone(),
@@ -174,6 +187,7 @@ impl RowSummary {
             client_cpu,
             server_cpu,
             client_bound: client_bound(client_cpu, server_cpu),
+            others_cpu: median(&others),
         }
     }
 
@@ -210,6 +224,34 @@ fn client_bound(client_cpu: Option<f64>, server_cpu: Option<f64>) -> bool {
         (Some(client), Some(server)) => client > CLIENT_BUSY && server < SERVER_BUSY,
         _ => false,
     }
+}
+
+/// The run-level warning for rows other processes disturbed (the rule in
+/// the module doc), naming them with the CPU taken; `None` when none was.
+pub fn disturbance_warning(report: &BenchReport) -> Option<String> {
+    let disturbed: Vec<(String, f64)> = report
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let others = RowSummary::of(row).others_cpu?;
+            (others > OTHERS_BUSY).then(|| (format!("{} × {}", row.framework, row.scenario), others))
+        })
+        .collect();
+    let most = disturbed.iter().map(|(_, cpu)| *cpu).fold(0.0, f64::max);
+    let rows = match disturbed.len() {
+        0 => return None,
+        n if n == report.rows.len() => "every row".to_owned(),
+        _ => disturbed
+            .iter()
+            .map(|(row, _)| row.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    Some(format!(
+        "other processes took up to {most:.2} CPUs from the servers' CPUs during the measurements \
+         (median over a row's rounds; {rows}): those figures are lower and noisier than on a quiet \
+         machine"
+    ))
 }
 
 /// Derived figures of one framework across scenarios.
@@ -632,5 +674,51 @@ mod tests {
         assert_eq!(summary.scenarios, ["hello", "extra"]);
         assert_eq!(summary.frameworks, ["s200", "axum"]);
         assert_eq!(summary.max_rounds, 1);
+    }
+
+    /// A report whose rows' rounds record `others_cpu`.
+    fn disturbed(rows: &[(&str, &[Option<f64>])]) -> BenchReport {
+        let mut report = report(&[]);
+        for (framework, others) in rows {
+            let row = report.row_mut(framework, "hello", RowKind::Js);
+            for &others_cpu in others.iter() {
+                row.push_round(Round {
+                    others_cpu,
+                    ..round(1000.0, 100, 1000)
+                });
+            }
+        }
+        report
+    }
+
+    #[test]
+    fn rows_other_processes_disturbed_are_named_in_one_warning() {
+        let report = disturbed(&[
+            ("s200", &[Some(0.01), Some(0.02), Some(0.0)]),
+            // One disturbed round of three: its median is quiet.
+            ("hono", &[Some(0.9), Some(0.02), Some(0.03)]),
+            ("express", &[Some(0.4), Some(0.6), Some(0.05)]),
+        ]);
+        assert_eq!(Summary::of(&report).rows[2].others_cpu, Some(0.4));
+        assert_eq!(
+            disturbance_warning(&report).as_deref(),
+            Some(
+                "other processes took up to 0.40 CPUs from the servers' CPUs during the measurements \
+                 (median over a row's rounds; express × hello): those figures are lower and noisier \
+                 than on a quiet machine"
+            )
+        );
+    }
+
+    #[test]
+    fn a_quiet_run_or_one_without_the_figure_has_no_warning() {
+        assert_eq!(
+            disturbance_warning(&disturbed(&[("s200", &[Some(0.01), Some(OTHERS_BUSY)])])),
+            None
+        );
+        // Reports written before it was recorded.
+        assert_eq!(disturbance_warning(&disturbed(&[("s200", &[None, None])])), None);
+        let all = disturbance_warning(&disturbed(&[("s200", &[Some(0.5)]), ("hono", &[Some(0.3)])]));
+        assert!(all.is_some_and(|w| w.contains("up to 0.50 CPUs") && w.contains("; every row)")));
     }
 }

@@ -83,7 +83,8 @@ fn a_short_bench_reports_every_row_and_figure() {
     assert!(stdout.contains("mw vs hello"), "{stdout}");
     let report = read_json(&json);
     assert_eq!(report, read_json(&dir.join("report.json")));
-    assert!(report["tool"]["engine"].as_str().unwrap().contains("QuickJS"));
+    let engine = if cfg!(feature = "v8") { "V8" } else { "QuickJS" };
+    assert!(report["tool"]["engine"].as_str().unwrap().contains(engine));
     assert!(!report["machine"]["cpu_model"].as_str().unwrap().is_empty());
     assert_eq!(report["options"]["rounds"], 1);
     for key in ["deno_core", "hyper", "npm:hono"] {
@@ -129,6 +130,12 @@ fn a_short_bench_reports_every_row_and_figure() {
         }
         assert!(round["concurrency_achieved"].as_f64().unwrap() > 0.0, "{name}");
         assert!(summary["client_bound"].is_boolean(), "{name}");
+        // What other processes took from the server's CPUs meanwhile.
+        let others = round["others_cpu"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name}: no others_cpu"));
+        assert!((0.0..=2.0).contains(&others), "{name}: others_cpu {others}");
+        assert_eq!(summary["others_cpu"], round["others_cpu"], "{name}");
         let hdr = row["hdr_file"].as_str().unwrap();
         assert!(
             std::fs::read_to_string(hdr).unwrap().contains("Percentile"),
@@ -141,6 +148,64 @@ fn a_short_bench_reports_every_row_and_figure() {
     // The tables mark exactly when some row is client-bound.
     let marked = rows.iter().any(|row| row["summary"]["client_bound"] == true);
     assert_eq!(stdout.contains('‡'), marked, "{stdout}");
+}
+
+/// A busy loop on the server's CPU takes about half of it from the
+/// server: the rounds record that and the report warns, naming the rows.
+#[test]
+fn a_run_on_a_busy_machine_says_so() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipped: needs two CPUs (one for the server, one for the load)");
+        return;
+    }
+    let dir = scratch("bench-busy");
+    // An ordinary-priority busy loop pinned where the server runs; killed
+    // (by its PID) when the guard drops, even if an assertion fails.
+    let spinner = std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux) runs");
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _spinner = Kill(spinner);
+    let out = fwbench([
+        "bench",
+        "--frameworks",
+        "hyper",
+        "--only",
+        "hello",
+        "--server-cpus",
+        "0",
+        "--load-cpus",
+        "1",
+        "--duration",
+        "1s",
+        "--rounds",
+        "2",
+        "--warmup",
+        "100ms",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let report = read_json(&dir.join("report.json"));
+    let row = &report["rows"][0];
+    for round in row["rounds"].as_array().unwrap() {
+        let others = round["others_cpu"].as_f64().unwrap();
+        // Half a core in theory; well above the warning's tenth in practice.
+        assert!(others > 0.2, "others_cpu {others}: {row:#}");
+    }
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("other processes took up to"), "{warnings}");
+    assert!(stdout.contains("WARNING: other processes took"), "{stdout}");
+    let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(markdown.contains("other processes took"), "{markdown}");
 }
 
 #[test]
