@@ -15,6 +15,7 @@
 // (s200-light; see LIGHT below).
 import { core, primordials } from "ext:core/mod.js";
 import {
+  op_fwbench_heap_exhausted,
   op_fwbench_host_port,
   op_fwbench_register,
   op_fwbench_req_body_read,
@@ -61,6 +62,19 @@ const LIGHT = Symbol.for("fwbench.light-response");
 
 /** Per-request error kinds the Rust side logs and answers. */
 const FAILED_HANDLER = 500;
+
+/**
+ * QuickJS's error for an allocation refused at the heap limit (V8 has no
+ * such error: it terminates through the near-heap-limit callback). Taken
+ * now, before app code could replace the global.
+ */
+const EngineInternalError = globalThis.InternalError;
+
+function isOutOfMemory(error) {
+  return typeof EngineInternalError === "function" &&
+    ObjectPrototypeIsPrototypeOf(EngineInternalError.prototype, error) &&
+    error.message === "out of memory";
+}
 
 /** The app's fetch function, once `setApp` has run. */
 let appFetch = null;
@@ -325,7 +339,9 @@ function commit(id, response) {
 }
 
 function fail(id, error) {
-  op_fwbench_respond_error(id, FAILED_HANDLER, describe(error));
+  // Past the heap limit: the worker answers 503 and rebuilds the runtime.
+  if (isOutOfMemory(error)) op_fwbench_heap_exhausted();
+  else op_fwbench_respond_error(id, FAILED_HANDLER, describe(error));
 }
 
 /**

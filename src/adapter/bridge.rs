@@ -48,6 +48,9 @@ pub struct WorkerShared {
     /// Streamed responses JS is still writing; dropping one (the runtime was
     /// torn down) fails its body.
     streams: RefCell<HashMap<u32, StreamSender>>,
+    /// Set when a handler failed because the engine refused an allocation
+    /// past the heap limit (see `op_fwbench_heap_exhausted`).
+    heap_exhausted: Cell<bool>,
 }
 
 /// The JS functions serve.js registers at bootstrap.
@@ -68,7 +71,14 @@ impl WorkerShared {
             next_id: Cell::new(1),
             driver: RefCell::default(),
             streams: RefCell::default(),
+            heap_exhausted: Cell::new(false),
         })
+    }
+
+    /// Whether a handler ran out of heap since the last call (the runtime
+    /// must then be rebuilt, as after the near-heap-limit callback).
+    pub fn take_heap_exhausted(&self) -> bool {
+        self.heap_exhausted.replace(false)
     }
 
     /// Puts a request in the table and wakes the driver; returns its id.
@@ -451,6 +461,18 @@ pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: boo
     }
 }
 
+/// A handler failed with the engine's out-of-memory error: QuickJS fails
+/// one allocation that alone would cross the heap limit with an ordinary
+/// `InternalError`, without the near-heap-limit callback. The request stays
+/// in flight; the worker answers it (and any other) with the heap limit's
+/// 503 when it rebuilds the runtime, as after the callback.
+#[op2(fast)]
+pub fn op_fwbench_heap_exhausted(state: &mut OpState) {
+    // The driver looks right after each call into JS and each poll of the
+    // event loop, so no wake-up is needed.
+    shared(state).heap_exhausted.set(true);
+}
+
 /// Answers with an error status (the handler threw, rejected or returned
 /// something that is not a response) and logs one line.
 #[op2(fast)]
@@ -482,6 +504,7 @@ deno_core::extension!(
         op_fwbench_stream_write,
         op_fwbench_stream_close,
         op_fwbench_respond_error,
+        op_fwbench_heap_exhausted,
     ],
     options = { shared: Rc<WorkerShared> },
     state = |state, options| {

@@ -95,6 +95,9 @@ impl Driver {
                 let _in_js = watchdog.enter();
                 handle.call(tc, receiver, &args)
             };
+            if shared.take_heap_exhausted() {
+                return Some(DriverExit::Rebuild(Interrupt::HeapLimit));
+            }
             if returned.is_some() {
                 continue;
             }
@@ -139,6 +142,9 @@ impl Driver {
         };
         if let Some(interrupt) = self.engine.take_interrupt() {
             return Poll::Ready(DriverExit::Rebuild(interrupt));
+        }
+        if shared.take_heap_exhausted() {
+            return Poll::Ready(DriverExit::Rebuild(Interrupt::HeapLimit));
         }
         if let Poll::Ready(Err(error)) = polled {
             eprintln!("fwbench: error in the JS event loop: {error}");

@@ -112,19 +112,17 @@ impl Watchdog {
     }
 
     /// A callback for `JsRuntime::add_near_heap_limit_callback`: terminates
-    /// execution and grants a fixed amount of room to unwind in (see
-    /// [`unwind_ceiling`]). The room is counted from the initial limit, not
-    /// the current one, so calling again grants nothing more: on QuickJS the
-    /// next allocation past it fails (a real cap, the allocation is never
-    /// made), on V8 the isolate is out of memory. Granting `current * 2`
-    /// each time let a loop of large allocations double the heap until the
-    /// interrupt landed, gigabytes later.
+    /// execution and grants a bounded room to unwind in, the engine's way
+    /// ([`HeapGrant`]). Granting `current * 2` each time, as before, let a
+    /// loop of large allocations double the heap until the interrupt
+    /// landed, gigabytes later.
     pub fn heap_limit_callback(&self) -> impl FnMut(usize, usize) -> usize + 'static {
         let shared = self.shared.clone();
+        let grant = HeapGrant::FOR_THIS_ENGINE;
         move |current, initial| {
             shared.fired_heap.store(true, Ordering::Release);
             shared.handle.terminate_execution();
-            current.max(unwind_ceiling(initial))
+            grant.next_limit(current, initial)
         }
     }
 
@@ -142,13 +140,62 @@ impl Watchdog {
     }
 }
 
-/// The heap limit granted once the limit is reached: the initial limit plus
-/// room for the engine to unwind the terminated JS (half the limit, 16 to
-/// 256 MiB). On V8, termination lands at the next loop back-edge or call, so
-/// the room must hold one iteration's allocations; QuickJS adds its own
+/// How the near-heap-limit callback raises the limit for the terminated JS
+/// to unwind in. The room is counted from the initial limit, not the
+/// current one, so repeated calls cannot compound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapGrant {
+    /// Once: the initial limit plus [`unwind_room`], and nothing more on
+    /// later calls. QuickJS fails the next allocation past it (the
+    /// allocation is never made: a real cap), which the terminated JS
+    /// survives as an exception.
+    Once,
+    /// A room more on each call, up to [`ESCALATION_ROOMS`] rooms. On V8 a
+    /// callback that returns the current limit again is a fatal
+    /// out-of-memory error that aborts the whole process, and termination
+    /// only lands at the next call or loop back-edge, so a single builtin
+    /// call that allocates more than a room (one huge string) needs
+    /// another. Past the last room V8 aborts: the memory stays bounded.
+    Escalate,
+}
+
+/// How many rooms [`HeapGrant::Escalate`] grants in all.
+pub const ESCALATION_ROOMS: usize = 4;
+
+impl HeapGrant {
+    /// The grant that suits the engine this binary was built with.
+    pub const FOR_THIS_ENGINE: HeapGrant = if cfg!(feature = "v8") {
+        HeapGrant::Escalate
+    } else {
+        HeapGrant::Once
+    };
+
+    /// The heap limit to return from the callback, called at `current`
+    /// with the runtime's `initial` limit.
+    pub fn next_limit(self, current: usize, initial: usize) -> usize {
+        let room = unwind_room(initial);
+        let first = initial.saturating_add(room);
+        match self {
+            HeapGrant::Once => current.max(first),
+            HeapGrant::Escalate => {
+                let last = initial.saturating_add(room.saturating_mul(ESCALATION_ROOMS));
+                if current < first {
+                    first
+                } else {
+                    current.saturating_add(room).min(last).max(current)
+                }
+            }
+        }
+    }
+}
+
+/// The room granted past the heap limit for the engine to unwind the
+/// terminated JS: half the limit, 16 to 256 MiB. It must hold what runs
+/// before the termination lands: on V8 one loop iteration's allocations
+/// (termination lands at the next back-edge or call); QuickJS adds its own
 /// eighth on top before an allocation fails.
-pub fn unwind_ceiling(initial: usize) -> usize {
-    initial.saturating_add((initial / 2).clamp(16 << 20, 256 << 20))
+pub fn unwind_room(initial: usize) -> usize {
+    (initial / 2).clamp(16 << 20, 256 << 20)
 }
 
 impl Drop for Watchdog {
@@ -157,6 +204,44 @@ impl Drop for Watchdog {
         if let Some(thread) = self.thread.take() {
             thread.thread().unpark();
             let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: usize = 1 << 20;
+
+    #[test]
+    fn quickjs_gets_one_room_and_nothing_more() {
+        let grant = HeapGrant::Once;
+        assert_eq!(grant.next_limit(64 * MIB, 64 * MIB), 96 * MIB);
+        assert_eq!(grant.next_limit(96 * MIB, 64 * MIB), 96 * MIB);
+        // The room is at least 16 MiB and at most 256 MiB.
+        assert_eq!(grant.next_limit(8 * MIB, 8 * MIB), 24 * MIB);
+        assert_eq!(grant.next_limit(1024 * MIB, 1024 * MIB), 1280 * MIB);
+    }
+
+    #[test]
+    fn v8_gets_a_room_per_call_up_to_a_bound() {
+        let grant = HeapGrant::Escalate;
+        let mut limit = 64 * MIB;
+        let mut limits = Vec::new();
+        for _ in 0..6 {
+            limit = grant.next_limit(limit, 64 * MIB);
+            limits.push(limit / MIB);
+        }
+        // 64 MiB plus up to four rooms of 32 MiB; then the same limit,
+        // which V8 takes as out of memory.
+        assert_eq!(limits, [96, 128, 160, 192, 192, 192]);
+    }
+
+    #[test]
+    fn a_grant_never_lowers_the_limit() {
+        for grant in [HeapGrant::Once, HeapGrant::Escalate] {
+            assert_eq!(grant.next_limit(4096 * MIB, 64 * MIB), 4096 * MIB, "{grant:?}");
         }
     }
 }

@@ -43,6 +43,23 @@ fn big_allocations_are_stopped_at_the_heap_limit() {
     assert_eq!(server.get("/ok").status, 200);
 }
 
+/// One allocation bigger than the heap limit, made by one builtin call:
+/// QuickJS fails it, V8 (which cannot fail it) grants more room until its
+/// termination lands. Either way a 503, and the worker goes on.
+#[test]
+fn a_single_allocation_past_the_heap_limit_is_stopped() {
+    let server = hostile(&["--max-heap-mb", "64", "--cpu-limit", "1s"]);
+    for path in ["/one-huge-string", "/one-huge-string-later"] {
+        let response = server.get(path);
+        assert_eq!(response.status, 503, "{path}: {}", server.stderr());
+        assert_eq!(server.get("/ok").status, 200, "after {path}");
+    }
+    let log = server.wait_for_log("heap limit", Duration::from_secs(5));
+    assert!(log.contains("--max-heap-mb"), "{log}");
+    assert!(server.rss_kib() < 1 << 20, "RSS {} KiB", server.rss_kib());
+    assert!(server.terminate() < Duration::from_secs(3));
+}
+
 // On the QuickJS backend (the v8x crate) a torn-down runtime does not free
 // the objects reachable from its globals and modules: each rebuild leaks
 // what the app kept (here about 100 MiB), which no limit in fwbench can
