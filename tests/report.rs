@@ -83,9 +83,9 @@ fn rounds(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKi
 /// a failed row with a stderr tail and an interrupted row without rounds.
 /// hyper is client-bound on hello and param (not on mw, where its server
 /// was busy too); s200's and hono-patched's servers were the limit;
-/// express's rounds predate the CPU shares. Other processes took a sliver
-/// of the servers' CPUs in s200's rounds, and a third of a core in
-/// hono-patched × mw's (the run's disturbance warning names it).
+/// express's rounds predate the CPU shares. s200's server hardly waited for
+/// a CPU; hono-patched × mw's waited a third of the time (the run's
+/// held-back warning names it).
 fn fixture() -> BenchReport {
     let tool = ToolInfo {
         fwbench_version: "0.1.0".into(),
@@ -220,16 +220,16 @@ fn fixture() -> BenchReport {
     ] {
         report.row_mut(framework, scenario, js).startup_s = Some(seconds);
     }
-    // What other processes took from the servers' CPUs.
-    for (framework, scenario, others) in [
+    // How long the server waited for a CPU.
+    for (framework, scenario, waits) in [
         ("s200", "hello", [0.01, 0.02, 0.0].as_slice()),
         ("s200", "param", &[0.01, 0.01, 0.03]),
         ("s200", "mw", &[0.02, 0.0, 0.01]),
         ("hono-patched", "mw", &[0.35, 0.31]),
     ] {
         let row = report.row_mut(framework, scenario, js);
-        for (round, &cpu) in row.rounds.iter_mut().zip(others) {
-            round.others_cpu = Some(cpu);
+        for (round, &wait) in row.rounds.iter_mut().zip(waits) {
+            round.server_wait = Some(wait);
         }
     }
     // A round with every kind of failure counted.
@@ -242,8 +242,8 @@ fn fixture() -> BenchReport {
     report
         .warnings
         .push("stopped by Ctrl-C during round 3 of 3: express × param has no rounds".into());
-    let disturbed = report::summary::disturbance_warning(&report);
-    report.warnings.extend(disturbed);
+    let held_back = report::summary::held_back_warning(&report);
+    report.warnings.extend(held_back);
     report
 }
 

@@ -71,9 +71,14 @@ const FAILED_HANDLER = 500;
 const EngineInternalError = globalThis.InternalError;
 
 function isOutOfMemory(error) {
-  return typeof EngineInternalError === "function" &&
-    ObjectPrototypeIsPrototypeOf(EngineInternalError.prototype, error) &&
-    error.message === "out of memory";
+  try {
+    return typeof EngineInternalError === "function" &&
+      ObjectPrototypeIsPrototypeOf(EngineInternalError.prototype, error) &&
+      error.message === "out of memory";
+  } catch {
+    // A thrown object whose `message` getter throws: not the engine's.
+    return false;
+  }
 }
 
 /** The app's fetch function, once `setApp` has run. */

@@ -173,6 +173,8 @@ async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
             shared.in_flight()
         );
         shared.reply_all(status, message);
+        // Whatever flagged the old runtime does not concern the new one.
+        shared.take_heap_exhausted();
         drop(driver);
         driver = loop {
             match load(spec, &shared).await {

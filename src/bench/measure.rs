@@ -1,8 +1,9 @@
 //! One measurement of a row: the scenario's request as a load plan, run
 //! with every response validated, turned into a report round with how busy
 //! each side was (the load generator's CPU share from its own report, the
-//! server's and other processes' from [`super::cpu_time`]), so the report
-//! can tell a row the client held back, or a round the machine disturbed.
+//! server's, and how long it waited for a CPU, from [`super::cpu_time`]), so
+//! the report can tell a row the client held back, or a round a busy
+//! machine held back.
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
@@ -80,7 +81,7 @@ pub fn server_cores(plan: &BenchPlan) -> usize {
 ///
 /// The round also records how busy each side was: the load generator's
 /// CPU share per thread of its `load_threads`, and from `cpu` the server's
-/// share and the CPU other processes took meanwhile.
+/// shares of running and of waiting for a CPU.
 pub fn to_round(measured: &LoadReport, expected_status: u16, load_threads: usize, cpu: RoundCpu) -> Round {
     let latency = &measured.latency;
     let expects_2xx = (200..300).contains(&expected_status);
@@ -106,8 +107,8 @@ pub fn to_round(measured: &LoadReport, expected_status: u16, load_threads: usize
         non_2xx,
         mismatches: measured.mismatches_total,
         client_cpu: Some(measured.client.process_cpu_per_wall / load_threads.max(1) as f64),
-        server_cpu: cpu.server,
-        others_cpu: cpu.others,
+        server_cpu: cpu.busy,
+        server_wait: cpu.waiting,
         concurrency_achieved: Some(measured.concurrency.achieved),
         ..Round::new(
             measured.measured_s,

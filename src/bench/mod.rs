@@ -7,13 +7,13 @@
 //! - `server.rs`: one row's server process; `row.rs`: bringing a row up
 //!   (start, validate, the typed [`RowFailure`]), for `check` and `bench`.
 //! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
-//!   `cpu_time.rs` how busy each party was during it; `output.rs` the files
+//!   `cpu_time.rs` how busy and how held back the server was during it; `output.rs` the files
 //!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
 
 mod clock;
 mod cpu_time;
-mod cpus;
+pub mod cpus;
 mod machine;
 pub mod matrix;
 mod measure;

@@ -94,7 +94,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
             .warnings
             .push("stopped by Ctrl-C: only the rounds finished before it are reported".into());
     }
-    report.warnings.extend(summary::disturbance_warning(&report));
+    report.warnings.extend(summary::held_back_warning(&report));
     write_hdr_files(plan, &live, &mut report);
     for row in live {
         row.server.stop();
@@ -242,9 +242,9 @@ fn measure_rounds(
             }
             // Honesty about the conditions: each round records how busy
             // both sides were, so the report can mark a row whose load
-            // generator, not its server, set the pace, and how much other
-            // processes took from the server's CPUs meanwhile.
-            let clock = RoundClock::start(&row.server, &plan.cpus);
+            // generator, not its server, set the pace, and how long the
+            // server waited for a CPU (a busy machine).
+            let clock = RoundClock::start(&row.server);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => return,

@@ -298,6 +298,11 @@ impl ServerProcess {
         super::cpu_time::process_cpu_time(self.child.id())
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// How the process ended, if it has (a server should run until stopped).
     pub fn exited(&mut self) -> Option<Exit> {
         match self.child.try_wait() {

@@ -7,8 +7,10 @@
 //! `terminate_execution` call on V8). The worker then answers 500 and goes
 //! on. Heap growth past `--max-heap-mb` is caught by the engine's
 //! near-heap-limit callback, which also terminates and grants a bounded
-//! room to unwind; the worker then rebuilds the runtime (see adapter), since
-//! a heap that full is not worth trusting.
+//! room to unwind ([`UNWIND_ROOMS`]); the worker then rebuilds the runtime (see
+//! adapter), since a heap that full is not worth trusting. (QuickJS skips
+//! the callback for one allocation bigger than what is left and fails it
+//! with an `InternalError`; the adapter's serve.js reports that one.)
 //!
 //! "How long" counts only the time the worker is inside JS: the driver
 //! enters the watchdog around each call and each poll of the event loop,
@@ -112,17 +114,19 @@ impl Watchdog {
     }
 
     /// A callback for `JsRuntime::add_near_heap_limit_callback`: terminates
-    /// execution and grants a bounded room to unwind in, the engine's way
-    /// ([`HeapGrant`]). Granting `current * 2` each time, as before, let a
-    /// loop of large allocations double the heap until the interrupt
-    /// landed, gigabytes later.
+    /// execution and raises the limit once to [`unwind_ceiling`], counted
+    /// from the initial limit so that later calls grant nothing more: on
+    /// QuickJS the next allocation past it fails (a real cap, the allocation
+    /// is never made), on V8 the isolate is out of memory and the process
+    /// aborts. Granting `current * 2` each time, as before, let a loop of
+    /// large allocations double the heap until the interrupt landed,
+    /// gigabytes later.
     pub fn heap_limit_callback(&self) -> impl FnMut(usize, usize) -> usize + 'static {
         let shared = self.shared.clone();
-        let grant = HeapGrant::FOR_THIS_ENGINE;
         move |current, initial| {
             shared.fired_heap.store(true, Ordering::Release);
             shared.handle.terminate_execution();
-            grant.next_limit(current, initial)
+            current.max(unwind_ceiling(initial, UNWIND_ROOMS))
         }
     }
 
@@ -140,53 +144,21 @@ impl Watchdog {
     }
 }
 
-/// How the near-heap-limit callback raises the limit for the terminated JS
-/// to unwind in. The room is counted from the initial limit, not the
-/// current one, so repeated calls cannot compound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeapGrant {
-    /// Once: the initial limit plus [`unwind_room`], and nothing more on
-    /// later calls. QuickJS fails the next allocation past it (the
-    /// allocation is never made: a real cap), which the terminated JS
-    /// survives as an exception.
-    Once,
-    /// A room more on each call, up to [`ESCALATION_ROOMS`] rooms. On V8 a
-    /// callback that returns the current limit again is a fatal
-    /// out-of-memory error that aborts the whole process, and termination
-    /// only lands at the next call or loop back-edge, so a single builtin
-    /// call that allocates more than a room (one huge string) needs
-    /// another. Past the last room V8 aborts: the memory stays bounded.
-    Escalate,
-}
+/// How many rooms of [`unwind_room`] the heap limit is raised by, once,
+/// for the terminated JS to unwind in. QuickJS fails any allocation past
+/// it, which the unwinding JS survives as an exception: one room is
+/// enough. V8 cannot fail an allocation: when its last-resort collection
+/// (where it asks the callback, once per failed allocation) leaves no room
+/// for the object, it aborts the whole process; and its termination only
+/// lands at the next call or loop back-edge. So on V8 the one grant must
+/// also hold the largest single allocation fwbench survives (one huge
+/// string: up to the limit plus four rooms, e.g. 192 MiB at 64 MiB).
+pub const UNWIND_ROOMS: usize = if cfg!(feature = "v8") { 4 } else { 1 };
 
-/// How many rooms [`HeapGrant::Escalate`] grants in all.
-pub const ESCALATION_ROOMS: usize = 4;
-
-impl HeapGrant {
-    /// The grant that suits the engine this binary was built with.
-    pub const FOR_THIS_ENGINE: HeapGrant = if cfg!(feature = "v8") {
-        HeapGrant::Escalate
-    } else {
-        HeapGrant::Once
-    };
-
-    /// The heap limit to return from the callback, called at `current`
-    /// with the runtime's `initial` limit.
-    pub fn next_limit(self, current: usize, initial: usize) -> usize {
-        let room = unwind_room(initial);
-        let first = initial.saturating_add(room);
-        match self {
-            HeapGrant::Once => current.max(first),
-            HeapGrant::Escalate => {
-                let last = initial.saturating_add(room.saturating_mul(ESCALATION_ROOMS));
-                if current < first {
-                    first
-                } else {
-                    current.saturating_add(room).min(last).max(current)
-                }
-            }
-        }
-    }
+/// The heap limit granted when the limit is reached: the initial limit
+/// plus `rooms` of [`unwind_room`].
+pub fn unwind_ceiling(initial: usize, rooms: usize) -> usize {
+    initial.saturating_add(unwind_room(initial).saturating_mul(rooms))
 }
 
 /// The room granted past the heap limit for the engine to unwind the
@@ -215,33 +187,10 @@ mod tests {
     const MIB: usize = 1 << 20;
 
     #[test]
-    fn quickjs_gets_one_room_and_nothing_more() {
-        let grant = HeapGrant::Once;
-        assert_eq!(grant.next_limit(64 * MIB, 64 * MIB), 96 * MIB);
-        assert_eq!(grant.next_limit(96 * MIB, 64 * MIB), 96 * MIB);
-        // The room is at least 16 MiB and at most 256 MiB.
-        assert_eq!(grant.next_limit(8 * MIB, 8 * MIB), 24 * MIB);
-        assert_eq!(grant.next_limit(1024 * MIB, 1024 * MIB), 1280 * MIB);
-    }
-
-    #[test]
-    fn v8_gets_a_room_per_call_up_to_a_bound() {
-        let grant = HeapGrant::Escalate;
-        let mut limit = 64 * MIB;
-        let mut limits = Vec::new();
-        for _ in 0..6 {
-            limit = grant.next_limit(limit, 64 * MIB);
-            limits.push(limit / MIB);
-        }
-        // 64 MiB plus up to four rooms of 32 MiB; then the same limit,
-        // which V8 takes as out of memory.
-        assert_eq!(limits, [96, 128, 160, 192, 192, 192]);
-    }
-
-    #[test]
-    fn a_grant_never_lowers_the_limit() {
-        for grant in [HeapGrant::Once, HeapGrant::Escalate] {
-            assert_eq!(grant.next_limit(4096 * MIB, 64 * MIB), 4096 * MIB, "{grant:?}");
-        }
+    fn the_room_is_half_the_limit_within_16_and_256_mib() {
+        assert_eq!(unwind_ceiling(64 * MIB, 1), 96 * MIB);
+        assert_eq!(unwind_ceiling(64 * MIB, 4), 192 * MIB);
+        assert_eq!(unwind_ceiling(8 * MIB, 1), 24 * MIB);
+        assert_eq!(unwind_ceiling(1024 * MIB, 1), 1280 * MIB);
     }
 }

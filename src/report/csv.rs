@@ -41,9 +41,9 @@ pub const COLUMNS: &[&str] = &[
     "mismatches",
     "client_cpu",
     "server_cpu",
-    "others_cpu",
     "concurrency_achieved",
     "client_bound",
+    "server_wait",
 ];
 
 /// Writes `report` as CSV to `out`.
@@ -75,6 +75,7 @@ pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
         for round in &row.rounds {
             let mut fields = figures(round);
             fields.push(row_summary.client_bound.to_string());
+            fields.push(round.server_wait.map_or(String::new(), |v| v.to_string()));
             writeln!(out, "{lead},{}", fields.join(","))?;
         }
     }
@@ -82,7 +83,8 @@ pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// A round's figures in [`COLUMNS`] order, each at full precision, up to
-/// the row's own `client_bound`.
+/// the row's own `client_bound` (`server_wait`, added later, comes after
+/// it, so columns keep their positions).
 fn figures(round: &Round) -> Vec<String> {
     let l = &round.latency_us;
     let optional = |value: Option<f64>| value.map_or(String::new(), |v| v.to_string());
@@ -106,7 +108,6 @@ fn figures(round: &Round) -> Vec<String> {
         round.mismatches.to_string(),
         optional(round.client_cpu),
         optional(round.server_cpu),
-        optional(round.others_cpu),
         optional(round.concurrency_achieved),
     ]
 }

@@ -1,8 +1,8 @@
 //! `--json FILE`: the [`BenchReport`] itself, each row with its derived
 //! figures beside its rounds (`rows[].summary`: median, min and max req/s,
 //! median p50/p99, start-up time, rank, ratio to hyper, the median client
-//! and server CPU shares, `client_bound` and the median CPU other processes
-//! took), the per-framework figures
+//! and server CPU shares, `client_bound` and the server's median wait for a
+//! CPU), the per-framework figures
 //! under `summary`, and the loader `fwbench compare` uses.
 //!
 //! The written file *is* a `BenchReport` (the summaries are extra keys that

@@ -36,7 +36,7 @@ pub use crate::load::Percentiles;
 ///
 /// Version 2 moved the derived figures of each row from `summary.rows`
 /// into the row (`rows[].summary`) and added `rows[].startup_s`; its rounds
-/// later gained the optional `client_cpu`, `server_cpu`, `others_cpu` and
+/// later gained the optional `client_cpu`, `server_cpu`, `server_wait` and
 /// `concurrency_achieved`, which reports written before lack (an addition
 /// that older readers ignore, so the version stayed).
 pub const SCHEMA_VERSION: u32 = 2;
@@ -213,13 +213,13 @@ pub struct Round {
     /// Absent when its CPU time could not be read, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu: Option<f64>,
-    /// CPUs' worth of time that processes other than the server and fwbench
-    /// took from the server's CPU set over the measurement (0.5: half a
-    /// core, all the time; every CPU when nothing is pinned), niced ones
-    /// included: what a busy machine costs the round. Absent when /proc
-    /// could not be read, and in older reports.
+    /// The share of the same cores the server's threads spent ready to run
+    /// but waiting for a CPU (the scheduler's run-queue delay): what other
+    /// work on its CPUs (or its own threads, when they outnumber them) cost
+    /// the round. Absent without the kernel's scheduler statistics, and in
+    /// older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub others_cpu: Option<f64>,
+    pub server_wait: Option<f64>,
     /// Mean requests in flight over the round, as the load generator
     /// measured it (below the connections when time went elsewhere than
     /// waiting for answers). Absent in older reports.
@@ -359,7 +359,7 @@ impl Round {
             mismatches: 0,
             client_cpu: None,
             server_cpu: None,
-            others_cpu: None,
+            server_wait: None,
             concurrency_achieved: None,
         }
     }

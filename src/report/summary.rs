@@ -27,11 +27,12 @@ Rules (the same in every writer):
   lower bound of what the server can do, not its figure. Writers mark such
   a row with `‡`. A row whose rounds lack either share (reports written
   before they were recorded) is not client-bound: nothing says it was.
-- A run was *disturbed* when, in the median over some row's rounds, other
-  processes took more than [`OTHERS_BUSY`] (a tenth of a core) from the
-  servers' CPUs: [`disturbance_warning`] says so, with the rows affected,
-  and every writer prints it with the run's other warnings. The figures
-  are then lower and noisier than on a quiet machine.
+- A row was *held back* when, in the median over its rounds, its server
+  spent more than [`SERVER_WAITED`] (10 %) of the round ready to run but
+  waiting for a CPU: other work on its CPUs (or its own threads, when they
+  outnumber them) took the time. [`held_back_warning`] says so, naming the
+  rows, and every writer prints it with the run's other warnings: those
+  figures are lower and noisier than on a quiet machine.
 */
 
 use serde::Serialize;
@@ -52,10 +53,10 @@ pub const CLIENT_BUSY: f64 = 0.8;
 /// A server using less than this share of the cores it could use (median
 /// over a row's rounds) still had headroom: it was not what set the pace.
 pub const SERVER_BUSY: f64 = 0.9;
-/// Other processes taking more than this many CPUs' worth of the servers'
-/// CPUs (median over a row's rounds) disturbed the row. An idle machine's
-/// background stays around a hundredth of a core.
-pub const OTHERS_BUSY: f64 = 0.1;
+/// A server waiting for a CPU more than this share of a round (median over
+/// a row's rounds) was held back. On a quiet machine it waits well under
+/// 1 %.
+pub const SERVER_WAITED: f64 = 0.1;
 
 /// Median, min and max of a set of values (one per round).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -154,9 +155,9 @@ pub struct RowSummary {
     /// Whether the client, not the server, set the pace (the rule in the
     /// module doc): the row's req/s is then a lower bound.
     pub client_bound: bool,
-    /// Median over the rounds of the CPUs' worth of time other processes
-    /// took from the servers' CPUs; `None` when no round recorded it.
-    pub others_cpu: Option<f64>,
+    /// Median over the rounds of the server's share of waiting for a CPU;
+    /// `None` when no round recorded it.
+    pub server_wait: Option<f64>,
 }
 
 impl RowSummary {
@@ -167,7 +168,7 @@ impl RowSummary {
         let p99: Vec<f64> = row.rounds.iter().map(|r| r.latency_us.p99 as f64).collect();
         let client: Vec<f64> = row.rounds.iter().filter_map(|r| r.client_cpu).collect();
         let server: Vec<f64> = row.rounds.iter().filter_map(|r| r.server_cpu).collect();
-        let others: Vec<f64> = row.rounds.iter().filter_map(|r| r.others_cpu).collect();
+        let waits: Vec<f64> = row.rounds.iter().filter_map(|r| r.server_wait).collect();
         let (client_cpu, server_cpu) = (median(&client), median(&server));
         RowSummary {
             framework: row.framework.clone(),
@@ -187,7 +188,7 @@ impl RowSummary {
             client_cpu,
             server_cpu,
             client_bound: client_bound(client_cpu, server_cpu),
-            others_cpu: median(&others),
+            server_wait: median(&waits),
         }
     }
 
@@ -226,31 +227,32 @@ fn client_bound(client_cpu: Option<f64>, server_cpu: Option<f64>) -> bool {
     }
 }
 
-/// The run-level warning for rows other processes disturbed (the rule in
-/// the module doc), naming them with the CPU taken; `None` when none was.
-pub fn disturbance_warning(report: &BenchReport) -> Option<String> {
-    let disturbed: Vec<(String, f64)> = report
+/// The run-level warning for rows a busy machine held back (the rule in
+/// the module doc), naming them; `None` when none was.
+pub fn held_back_warning(report: &BenchReport) -> Option<String> {
+    let held_back: Vec<(String, f64)> = report
         .rows
         .iter()
         .filter_map(|row| {
-            let others = RowSummary::of(row).others_cpu?;
-            (others > OTHERS_BUSY).then(|| (format!("{} × {}", row.framework, row.scenario), others))
+            let wait = RowSummary::of(row).server_wait?;
+            (wait > SERVER_WAITED).then(|| (format!("{} × {}", row.framework, row.scenario), wait))
         })
         .collect();
-    let most = disturbed.iter().map(|(_, cpu)| *cpu).fold(0.0, f64::max);
-    let rows = match disturbed.len() {
+    let most = held_back.iter().map(|(_, wait)| *wait).fold(0.0, f64::max);
+    let rows = match held_back.len() {
         0 => return None,
         n if n == report.rows.len() => "every row".to_owned(),
-        _ => disturbed
+        _ => held_back
             .iter()
             .map(|(row, _)| row.as_str())
             .collect::<Vec<_>>()
             .join(", "),
     };
     Some(format!(
-        "other processes took up to {most:.2} CPUs from the servers' CPUs during the measurements \
-         (median over a row's rounds; {rows}): those figures are lower and noisier than on a quiet \
-         machine"
+        "the server waited for a CPU up to {:.0}% of the time (median over a row's rounds; {rows}): \
+         other work on its CPUs, or its own threads outnumbering them, held it back, so those \
+         figures are lower and noisier than on a quiet machine",
+        most * 100.0
     ))
 }
 
@@ -676,14 +678,14 @@ mod tests {
         assert_eq!(summary.max_rounds, 1);
     }
 
-    /// A report whose rows' rounds record `others_cpu`.
-    fn disturbed(rows: &[(&str, &[Option<f64>])]) -> BenchReport {
+    /// A report whose rows' rounds record `server_wait`.
+    fn waited(rows: &[(&str, &[Option<f64>])]) -> BenchReport {
         let mut report = report(&[]);
-        for (framework, others) in rows {
+        for (framework, waits) in rows {
             let row = report.row_mut(framework, "hello", RowKind::Js);
-            for &others_cpu in others.iter() {
+            for &server_wait in waits.iter() {
                 row.push_round(Round {
-                    others_cpu,
+                    server_wait,
                     ..round(1000.0, 100, 1000)
                 });
             }
@@ -692,33 +694,34 @@ mod tests {
     }
 
     #[test]
-    fn rows_other_processes_disturbed_are_named_in_one_warning() {
-        let report = disturbed(&[
+    fn rows_a_busy_machine_held_back_are_named_in_one_warning() {
+        let report = waited(&[
             ("s200", &[Some(0.01), Some(0.02), Some(0.0)]),
-            // One disturbed round of three: its median is quiet.
+            // One held-back round of three: its median is quiet.
             ("hono", &[Some(0.9), Some(0.02), Some(0.03)]),
             ("express", &[Some(0.4), Some(0.6), Some(0.05)]),
         ]);
-        assert_eq!(Summary::of(&report).rows[2].others_cpu, Some(0.4));
+        assert_eq!(Summary::of(&report).rows[2].server_wait, Some(0.4));
         assert_eq!(
-            disturbance_warning(&report).as_deref(),
+            held_back_warning(&report).as_deref(),
             Some(
-                "other processes took up to 0.40 CPUs from the servers' CPUs during the measurements \
-                 (median over a row's rounds; express × hello): those figures are lower and noisier \
-                 than on a quiet machine"
+                "the server waited for a CPU up to 40% of the time (median over a row's rounds; \
+                 express × hello): other work on its CPUs, or its own threads outnumbering them, held \
+                 it back, so those figures are lower and noisier than on a quiet machine"
             )
         );
     }
 
     #[test]
     fn a_quiet_run_or_one_without_the_figure_has_no_warning() {
+        // At the threshold exactly: not above it.
         assert_eq!(
-            disturbance_warning(&disturbed(&[("s200", &[Some(0.01), Some(OTHERS_BUSY)])])),
+            held_back_warning(&waited(&[("s200", &[Some(SERVER_WAITED)])])),
             None
         );
         // Reports written before it was recorded.
-        assert_eq!(disturbance_warning(&disturbed(&[("s200", &[None, None])])), None);
-        let all = disturbance_warning(&disturbed(&[("s200", &[Some(0.5)]), ("hono", &[Some(0.3)])]));
-        assert!(all.is_some_and(|w| w.contains("up to 0.50 CPUs") && w.contains("; every row)")));
+        assert_eq!(held_back_warning(&waited(&[("s200", &[None, None])])), None);
+        let all = held_back_warning(&waited(&[("s200", &[Some(0.5)]), ("hono", &[Some(0.3)])]));
+        assert!(all.is_some_and(|w| w.contains("up to 50% of the time") && w.contains("; every row)")));
     }
 }
