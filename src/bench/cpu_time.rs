@@ -1,17 +1,21 @@
 //! How busy, and how held back, a row server was during one measurement,
-//! from /proc read before and after it: its CPU time, and the time its
-//! threads were ready to run but waited for a CPU (the scheduler's
-//! run-queue delay, `/proc/<pid>/task/*/schedstat`).
+//! from /proc read before and after it: its CPU time, the time its threads
+//! were ready to run but waited for a CPU (the scheduler's run-queue delay,
+//! `/proc/<pid>/task/*/schedstat`), and the time other processes ran on
+//! its CPUs (`/proc/stat` less the server, and less fwbench when they
+//! share CPUs).
 //!
-//! The wait is what a busy machine costs a round, measured where it hurts:
-//! a compile, a browser or another benchmark on the server's CPUs makes the
-//! server wait, and its figures drop. Counting other processes' CPU time
-//! instead would also count work on CPUs the server never needed (an idle
-//! half of its CPU set, the gaps a client-bound row leaves) and the
-//! kernel's handling of the benchmark's own loopback traffic.
+//! What a busy machine costs a round is the time the server waited while
+//! others held its CPUs: the smaller of the two. Neither alone says it.
+//! The wait also counts waits behind the server's own threads (a V8 server's
+//! garbage-collector and compiler threads share its one pinned CPU with the
+//! worker, and a quiet machine shows a 30–60 % wait). Others' time alone
+//! also counts work on CPUs the server did not need (an idle half of its
+//! CPU set, the gaps a client-bound row leaves).
 
 use std::time::{Duration, Instant};
 
+use super::cpus::CpuSets;
 use super::server::ServerProcess;
 
 /// CPU time (user + system, every thread) of process `pid`.
@@ -22,6 +26,52 @@ pub fn process_cpu_time(pid: u32) -> Option<Duration> {
     let rest = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    ticks_to_duration(ticks)
+}
+
+/// Busy time of `cpus` (every CPU when empty) since boot, from /proc/stat:
+/// user, nice, system and steal time. Interrupt and softirq time are left
+/// out: under load they are mostly the loopback traffic of the measurement
+/// itself, not another process.
+pub fn busy_time(cpus: &[usize]) -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    ticks_to_duration(busy_ticks(&stat, cpus)?)
+}
+
+/// The busy ticks of `cpus` (all when empty) in /proc/stat's `text`.
+fn busy_ticks(text: &str, cpus: &[usize]) -> Option<u64> {
+    let mut total = 0;
+    let mut seen = 0;
+    for line in text.lines() {
+        let Some((id, counters)) = line.strip_prefix("cpu").and_then(|rest| rest.split_once(' ')) else {
+            continue;
+        };
+        // "cpu" (the sum) has no id; "cpu3" is one CPU.
+        let wanted = match id.parse::<usize>() {
+            Ok(cpu) => cpus.contains(&cpu),
+            Err(_) => id.is_empty() && cpus.is_empty(),
+        };
+        if !wanted {
+            continue;
+        }
+        let fields: Vec<u64> = counters
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        // user nice system idle iowait irq softirq steal …
+        let [user, nice, system, _idle, _iowait, _irq, _softirq, steal, ..] = fields[..] else {
+            return None;
+        };
+        total += user + nice + system + steal;
+        seen += 1;
+    }
+    let expected = if cpus.is_empty() { 1 } else { cpus.len() };
+    (seen == expected).then_some(total)
+}
+
+/// Clock ticks (USER_HZ) as a duration.
+fn ticks_to_duration(ticks: u64) -> Option<Duration> {
     // SAFETY: sysconf only reads a configuration value.
     let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let per_second = u64::try_from(per_second).ok().filter(|&n| n > 0)?;
@@ -52,10 +102,15 @@ fn schedstat_wait_ns(text: &str) -> Option<u64> {
     text.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The server's clocks at the start of one measurement.
+/// The clocks at the start of one measurement.
 pub struct RoundClock {
     cpu: Option<Duration>,
     wait: Option<Duration>,
+    /// fwbench's own CPU time, when it shares the server's CPUs.
+    own: Option<Duration>,
+    busy: Option<Duration>,
+    /// The CPUs whose busy time is read (all when empty: not pinned).
+    cpus: Vec<usize>,
     started: Instant,
 }
 
@@ -65,33 +120,59 @@ pub struct RoundClock {
 pub struct RoundCpu {
     /// Running.
     pub busy: Option<f64>,
-    /// Ready to run but waiting for a CPU.
+    /// Ready to run but waiting while other processes held its CPUs.
     pub waiting: Option<f64>,
 }
 
 impl RoundClock {
-    /// Reads `server`'s clocks now.
-    pub fn start(server: &ServerProcess) -> RoundClock {
+    /// Reads the clocks now, for `server` pinned as `sets` says.
+    pub fn start(server: &ServerProcess, sets: &CpuSets) -> RoundClock {
+        let cpus = sets.for_servers();
         RoundClock {
             cpu: server.cpu_time(),
             wait: run_queue_wait(server.pid()),
+            // Pinned, fwbench's load runs on other CPUs than the server's.
+            own: if cpus.is_empty() {
+                process_cpu_time(std::process::id())
+            } else {
+                Some(Duration::ZERO)
+            },
+            busy: busy_time(&cpus),
+            cpus,
             started: Instant::now(),
         }
     }
 
     /// The shares since [`RoundClock::start`], over the `cores` the server
-    /// could keep busy; a share is `None` when its clock could not be read
-    /// at either end.
+    /// could keep busy; a share is `None` when a clock it needs could not
+    /// be read at either end.
     pub fn stop(&self, server: &ServerProcess, cores: usize) -> RoundCpu {
         let wall = self.started.elapsed();
-        let share = |start: Option<Duration>, now: Option<Duration>| {
-            cpu_share(now?.checked_sub(start?)?, wall, cores)
+        let since = |start: Option<Duration>, now: Option<Duration>| now?.checked_sub(start?);
+        let ran = since(self.cpu, server.cpu_time());
+        let waited = since(self.wait, run_queue_wait(server.pid()));
+        let own = if self.cpus.is_empty() {
+            since(self.own, process_cpu_time(std::process::id()))
+        } else {
+            Some(Duration::ZERO)
+        };
+        let others = match (since(self.busy, busy_time(&self.cpus)), ran, own) {
+            // Tick sampling can put the difference a little below zero.
+            (Some(busy), Some(ran), Some(own)) => Some(busy.saturating_sub(ran).saturating_sub(own)),
+            _ => None,
         };
         RoundCpu {
-            busy: share(self.cpu, server.cpu_time()),
-            waiting: share(self.wait, run_queue_wait(server.pid())),
+            busy: ran.and_then(|ran| cpu_share(ran, wall, cores)),
+            waiting: held_back(waited, others).and_then(|time| cpu_share(time, wall, cores)),
         }
     }
+}
+
+/// The time a server was held back by other processes: its run-queue
+/// `wait`, at most the time `others` ran on its CPUs. A server that waited
+/// behind its own threads on an otherwise idle CPU was not held back.
+fn held_back(wait: Option<Duration>, others: Option<Duration>) -> Option<Duration> {
+    Some(wait?.min(others?))
 }
 
 /// `used / (wall × cores)`, or `None` for no wall time or no cores.
@@ -124,6 +205,7 @@ mod tests {
             run_queue_wait(me).is_some(),
             "is /proc/self/task/*/schedstat there?"
         );
+        assert!(busy_time(&[]).is_some());
         assert_eq!(process_cpu_time(u32::MAX), None);
         assert_eq!(run_queue_wait(u32::MAX), None);
     }
@@ -153,6 +235,76 @@ mod tests {
         let waited = after.unwrap().saturating_sub(before.unwrap());
         // About 250 ms; ask for much less, the machine may be busy.
         assert!(waited > Duration::from_millis(50), "waited {waited:?}");
+    }
+
+    const STAT: &str = "\
+cpu  1000 50 300 9000 10 5 7 2 0 0
+cpu0 600 0 200 4000 5 3 4 1 0 0
+cpu1 400 50 100 5000 5 2 3 1 0 0
+intr 12345
+ctxt 678
+";
+
+    #[test]
+    fn busy_ticks_are_user_nice_system_and_steal_of_the_chosen_cpus() {
+        assert_eq!(busy_ticks(STAT, &[]), Some(1000 + 50 + 300 + 2));
+        assert_eq!(busy_ticks(STAT, &[0]), Some(600 + 200 + 1));
+        assert_eq!(busy_ticks(STAT, &[0, 1]), Some(801 + 551));
+        // A CPU /proc/stat does not list gives no figure.
+        assert_eq!(busy_ticks(STAT, &[0, 7]), None);
+        assert_eq!(busy_ticks("cpu0 1 2\n", &[0]), None);
+    }
+
+    #[test]
+    fn held_back_is_the_wait_at_most_what_others_ran() {
+        let ms = Duration::from_millis;
+        // Waited 400 ms, others ran 50 ms: its own threads took the rest.
+        assert_eq!(held_back(Some(ms(400)), Some(ms(50))), Some(ms(50)));
+        // Others ran all along, it waited 300 ms of it.
+        assert_eq!(held_back(Some(ms(300)), Some(ms(1000))), Some(ms(300)));
+        assert_eq!(held_back(None, Some(ms(1000))), None);
+        assert_eq!(held_back(Some(ms(300)), None), None);
+    }
+
+    /// Two threads of this process share one CPU: each waits for the other,
+    /// but no other process ran there, so nothing held the process back.
+    #[test]
+    fn waiting_behind_its_own_threads_is_not_held_back() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+
+        let cpu = super::super::cpus::allowed_cpus()[0];
+        let me = std::process::id();
+        let stop = Arc::new(AtomicBool::new(false));
+        let spinners: Vec<_> = (0..2)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    super::super::cpus::pin_current_thread(&[cpu]).expect("pin to an allowed CPU");
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(50));
+        let (wait, own, busy) = (run_queue_wait(me), process_cpu_time(me), busy_time(&[cpu]));
+        std::thread::sleep(Duration::from_millis(600));
+        // Read while the spinners live: a thread's wait goes with it.
+        let (wait_after, own_after, busy_after) =
+            (run_queue_wait(me), process_cpu_time(me), busy_time(&[cpu]));
+        stop.store(true, Ordering::Relaxed);
+        for spinner in spinners {
+            spinner.join().expect("spinner ran");
+        }
+        let since = |start: Option<Duration>, now: Option<Duration>| now.unwrap() - start.unwrap();
+        let waited = since(wait, wait_after);
+        let others = since(busy, busy_after).saturating_sub(since(own, own_after));
+        // About 600 ms of waiting (each waits half the time); others close
+        // to nothing (tick sampling).
+        assert!(waited > Duration::from_millis(200), "waited {waited:?}");
+        let held = held_back(Some(waited), Some(others)).unwrap();
+        assert!(held < waited / 2, "held back {held:?} of a {waited:?} wait");
     }
 
     #[test]

@@ -244,7 +244,7 @@ fn measure_rounds(
             // both sides were, so the report can mark a row whose load
             // generator, not its server, set the pace, and how long the
             // server waited for a CPU (a busy machine).
-            let clock = RoundClock::start(&row.server);
+            let clock = RoundClock::start(&row.server, &plan.cpus);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => return,

@@ -214,10 +214,11 @@ pub struct Round {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu: Option<f64>,
     /// The share of the same cores the server's threads spent ready to run
-    /// but waiting for a CPU (the scheduler's run-queue delay): what other
-    /// work on its CPUs (or its own threads, when they outnumber them) cost
-    /// the round. Absent without the kernel's scheduler statistics, and in
-    /// older reports.
+    /// but waiting for a CPU while other processes held it: their
+    /// run-queue delay, at most the time others ran on the server's CPUs
+    /// (waits behind the server's own threads do not count). What a busy
+    /// machine cost the round. Absent without the kernel's scheduler
+    /// statistics, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_wait: Option<f64>,
     /// Mean requests in flight over the round, as the load generator
