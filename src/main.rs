@@ -21,7 +21,8 @@ const FAILED: u8 = 1;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    match run(cli.command) {
+    let outcome = fwbench::engine::flags::apply_from_env().and_then(|()| run(cli.command));
+    match outcome {
         Ok(Outcome::Passed) => ExitCode::SUCCESS,
         Ok(Outcome::Failed(why)) => {
             eprintln!("fwbench: {why}");

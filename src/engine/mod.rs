@@ -22,6 +22,7 @@ compile_error!("choose a JS engine: the feature `v8` (the default) or `quickjs`"
 
 pub mod embedded;
 mod extensions;
+pub mod flags;
 mod limits;
 pub mod loader;
 mod ops_host;

@@ -27,6 +27,21 @@ fn a_bad_flag_exits_2() {
 }
 
 #[test]
+fn an_engine_flag_the_engine_does_not_know_exits_2_naming_it() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .arg("list")
+        .env("FWBENCH_V8_FLAGS", "--no-such-engine-flag")
+        .output()
+        .expect("run fwbench");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("FWBENCH_V8_FLAGS") && stderr.contains("--no-such-engine-flag"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn serve_of_an_app_that_fails_to_load_exits_2() {
     let app = fixture("badapps/throws/app.js");
     let (code, out) = exit_code(&["serve", "--port", "0", app.to_str().unwrap()]);
