@@ -39,6 +39,20 @@ fn request_method_url_headers_and_body_reach_js() {
 }
 
 #[test]
+fn the_request_can_be_cloned_and_rewrapped() {
+    let server = Server::start(&fixture("echo/app.js"), &[]);
+    let response = server.request("PUT", "/clone?x=1", &[("x-one", "1")], Some(b"twice"));
+    assert_eq!(response.status, 200, "{}", response.text());
+    let seen: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(seen["cloneBody"], "twice");
+    assert_eq!(
+        seen["rewrapped"],
+        serde_json::json!(["PUT", "http://test.local/clone?x=1", "1", "twice"])
+    );
+    assert_eq!(seen["redirect"], "follow");
+}
+
+#[test]
 fn chunked_request_bodies_are_streamed_to_js() {
     let server = Server::start(&fixture("echo/app.js"), &[]);
     let raw = "POST /echo HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n\
