@@ -6,7 +6,10 @@
 //! share CPUs).
 //!
 //! What a busy machine costs a round is the time the server waited while
-//! others held its CPUs: the smaller of the two. Neither alone says it.
+//! others held its CPUs: the smaller of the two (neither alone says it),
+//! plus the steal time of its CPUs (on a virtual machine, the time the
+//! hypervisor ran someone else while they had work: invisible to the
+//! server's own clocks, it slows a round just as much).
 //! The wait also counts waits behind the server's own threads (a V8 server's
 //! garbage-collector and compiler threads share its one pinned CPU with the
 //! worker, and a quiet machine shows a 30–60 % wait). Others' time alone
@@ -29,18 +32,31 @@ pub fn process_cpu_time(pid: u32) -> Option<Duration> {
     ticks_to_duration(ticks)
 }
 
-/// Busy time of `cpus` (every CPU when empty) since boot, from /proc/stat:
-/// user, nice, system and steal time. Interrupt and softirq time are left
-/// out: under load they are mostly the loopback traffic of the measurement
-/// itself, not another process.
-pub fn busy_time(cpus: &[usize]) -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    ticks_to_duration(busy_ticks(&stat, cpus)?)
+/// Time of a set of CPUs since boot, from /proc/stat.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuSetTime {
+    /// Running processes: user, nice and system time. Interrupt and softirq
+    /// time are left out: under load they are mostly the loopback traffic
+    /// of the measurement itself, not another process.
+    pub busy: Duration,
+    /// Stolen by the hypervisor while the CPUs had work.
+    pub steal: Duration,
 }
 
-/// The busy ticks of `cpus` (all when empty) in /proc/stat's `text`.
-fn busy_ticks(text: &str, cpus: &[usize]) -> Option<u64> {
-    let mut total = 0;
+/// The [`CpuSetTime`] of `cpus` (every CPU when empty).
+pub fn cpu_set_time(cpus: &[usize]) -> Option<CpuSetTime> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let (busy, steal) = busy_and_steal_ticks(&stat, cpus)?;
+    Some(CpuSetTime {
+        busy: ticks_to_duration(busy)?,
+        steal: ticks_to_duration(steal)?,
+    })
+}
+
+/// The busy and steal ticks of `cpus` (all when empty) in /proc/stat's
+/// `text`.
+fn busy_and_steal_ticks(text: &str, cpus: &[usize]) -> Option<(u64, u64)> {
+    let (mut busy, mut stolen) = (0, 0);
     let mut seen = 0;
     for line in text.lines() {
         let Some((id, counters)) = line.strip_prefix("cpu").and_then(|rest| rest.split_once(' ')) else {
@@ -63,11 +79,12 @@ fn busy_ticks(text: &str, cpus: &[usize]) -> Option<u64> {
         let [user, nice, system, _idle, _iowait, _irq, _softirq, steal, ..] = fields[..] else {
             return None;
         };
-        total += user + nice + system + steal;
+        busy += user + nice + system;
+        stolen += steal;
         seen += 1;
     }
     let expected = if cpus.is_empty() { 1 } else { cpus.len() };
-    (seen == expected).then_some(total)
+    (seen == expected).then_some((busy, stolen))
 }
 
 /// Clock ticks (USER_HZ) as a duration.
@@ -108,7 +125,7 @@ pub struct RoundClock {
     wait: Option<Duration>,
     /// fwbench's own CPU time, when it shares the server's CPUs.
     own: Option<Duration>,
-    busy: Option<Duration>,
+    set: Option<CpuSetTime>,
     /// The CPUs whose busy time is read (all when empty: not pinned).
     cpus: Vec<usize>,
     started: Instant,
@@ -120,7 +137,8 @@ pub struct RoundClock {
 pub struct RoundCpu {
     /// Running.
     pub busy: Option<f64>,
-    /// Ready to run but waiting while other processes held its CPUs.
+    /// Ready to run but waiting while other processes (or the hypervisor)
+    /// held its CPUs.
     pub waiting: Option<f64>,
 }
 
@@ -137,7 +155,7 @@ impl RoundClock {
             } else {
                 Some(Duration::ZERO)
             },
-            busy: busy_time(&cpus),
+            set: cpu_set_time(&cpus),
             cpus,
             started: Instant::now(),
         }
@@ -156,23 +174,34 @@ impl RoundClock {
         } else {
             Some(Duration::ZERO)
         };
-        let others = match (since(self.busy, busy_time(&self.cpus)), ran, own) {
-            // Tick sampling can put the difference a little below zero.
-            (Some(busy), Some(ran), Some(own)) => Some(busy.saturating_sub(ran).saturating_sub(own)),
+        let set = match (self.set, cpu_set_time(&self.cpus)) {
+            (Some(start), Some(now)) => Some((
+                now.busy.checked_sub(start.busy),
+                now.steal.checked_sub(start.steal),
+            )),
             _ => None,
         };
+        let others = match (set, ran, own) {
+            // Tick sampling can put the difference a little below zero.
+            (Some((Some(busy), _)), Some(ran), Some(own)) => {
+                Some(busy.saturating_sub(ran).saturating_sub(own))
+            }
+            _ => None,
+        };
+        let stolen = set.and_then(|(_, steal)| steal);
         RoundCpu {
             busy: ran.and_then(|ran| cpu_share(ran, wall, cores)),
-            waiting: held_back(waited, others).and_then(|time| cpu_share(time, wall, cores)),
+            waiting: held_back(waited, others, stolen).and_then(|time| cpu_share(time, wall, cores)),
         }
     }
 }
 
-/// The time a server was held back by other processes: its run-queue
-/// `wait`, at most the time `others` ran on its CPUs. A server that waited
-/// behind its own threads on an otherwise idle CPU was not held back.
-fn held_back(wait: Option<Duration>, others: Option<Duration>) -> Option<Duration> {
-    Some(wait?.min(others?))
+/// The time a server was held back by the rest of the machine: its
+/// run-queue `wait`, at most the time `others` ran on its CPUs (a server
+/// that waited behind its own threads on an otherwise idle CPU was not held
+/// back), plus the time the hypervisor `stole` from its CPUs.
+fn held_back(wait: Option<Duration>, others: Option<Duration>, stolen: Option<Duration>) -> Option<Duration> {
+    Some(wait?.min(others?) + stolen?)
 }
 
 /// `used / (wall × cores)`, or `None` for no wall time or no cores.
@@ -205,7 +234,7 @@ mod tests {
             run_queue_wait(me).is_some(),
             "is /proc/self/task/*/schedstat there?"
         );
-        assert!(busy_time(&[]).is_some());
+        assert!(cpu_set_time(&[]).is_some());
         assert_eq!(process_cpu_time(u32::MAX), None);
         assert_eq!(run_queue_wait(u32::MAX), None);
     }
@@ -246,24 +275,26 @@ ctxt 678
 ";
 
     #[test]
-    fn busy_ticks_are_user_nice_system_and_steal_of_the_chosen_cpus() {
-        assert_eq!(busy_ticks(STAT, &[]), Some(1000 + 50 + 300 + 2));
-        assert_eq!(busy_ticks(STAT, &[0]), Some(600 + 200 + 1));
-        assert_eq!(busy_ticks(STAT, &[0, 1]), Some(801 + 551));
+    fn busy_is_user_nice_and_system_and_steal_is_apart() {
+        assert_eq!(busy_and_steal_ticks(STAT, &[]), Some((1000 + 50 + 300, 2)));
+        assert_eq!(busy_and_steal_ticks(STAT, &[0]), Some((600 + 200, 1)));
+        assert_eq!(busy_and_steal_ticks(STAT, &[0, 1]), Some((800 + 550, 2)));
         // A CPU /proc/stat does not list gives no figure.
-        assert_eq!(busy_ticks(STAT, &[0, 7]), None);
-        assert_eq!(busy_ticks("cpu0 1 2\n", &[0]), None);
+        assert_eq!(busy_and_steal_ticks(STAT, &[0, 7]), None);
+        assert_eq!(busy_and_steal_ticks("cpu0 1 2\n", &[0]), None);
     }
 
     #[test]
-    fn held_back_is_the_wait_at_most_what_others_ran() {
-        let ms = Duration::from_millis;
+    fn held_back_is_the_wait_at_most_what_others_ran_plus_steal() {
+        let ms = |n| Some(Duration::from_millis(n));
         // Waited 400 ms, others ran 50 ms: its own threads took the rest.
-        assert_eq!(held_back(Some(ms(400)), Some(ms(50))), Some(ms(50)));
+        assert_eq!(held_back(ms(400), ms(50), ms(0)), ms(50));
         // Others ran all along, it waited 300 ms of it.
-        assert_eq!(held_back(Some(ms(300)), Some(ms(1000))), Some(ms(300)));
-        assert_eq!(held_back(None, Some(ms(1000))), None);
-        assert_eq!(held_back(Some(ms(300)), None), None);
+        assert_eq!(held_back(ms(300), ms(1000), ms(0)), ms(300));
+        // The hypervisor took 200 ms the server's clocks never saw.
+        assert_eq!(held_back(ms(0), ms(0), ms(200)), ms(200));
+        assert_eq!(held_back(None, ms(1000), ms(0)), None);
+        assert_eq!(held_back(ms(300), None, ms(0)), None);
     }
 
     /// Two threads of this process share one CPU: each waits for the other,
@@ -288,6 +319,7 @@ ctxt 678
             })
             .collect();
         std::thread::sleep(Duration::from_millis(50));
+        let busy_time = |cpus: &[usize]| cpu_set_time(cpus).map(|set| set.busy);
         let (wait, own, busy) = (run_queue_wait(me), process_cpu_time(me), busy_time(&[cpu]));
         std::thread::sleep(Duration::from_millis(600));
         // Read while the spinners live: a thread's wait goes with it.
@@ -303,7 +335,7 @@ ctxt 678
         // About 600 ms of waiting (each waits half the time); others close
         // to nothing (tick sampling).
         assert!(waited > Duration::from_millis(200), "waited {waited:?}");
-        let held = held_back(Some(waited), Some(others)).unwrap();
+        let held = held_back(Some(waited), Some(others), Some(Duration::ZERO)).unwrap();
         assert!(held < waited / 2, "held back {held:?} of a {waited:?} wait");
     }
 

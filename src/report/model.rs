@@ -216,8 +216,9 @@ pub struct Round {
     /// The share of the same cores the server's threads spent ready to run
     /// but waiting for a CPU while other processes held it: their
     /// run-queue delay, at most the time others ran on the server's CPUs
-    /// (waits behind the server's own threads do not count). What a busy
-    /// machine cost the round. Absent without the kernel's scheduler
+    /// (waits behind the server's own threads do not count), plus the
+    /// steal time of those CPUs on a virtual machine. What a busy machine
+    /// cost the round. Absent without the kernel's scheduler
     /// statistics, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_wait: Option<f64>,

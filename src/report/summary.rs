@@ -30,7 +30,7 @@ Rules (the same in every writer):
 - A row was *held back* when, in the median over its rounds, its server
   spent more than [`SERVER_WAITED`] (10 %) of the round ready to run but
   waiting for a CPU that other processes held (waits behind its own
-  threads do not count). [`held_back_warning`] says so, naming the
+  threads do not count) or that the hypervisor took (steal time). [`held_back_warning`] says so, naming the
   rows, and every writer prints it with the run's other warnings: those
   figures are lower and noisier than on a quiet machine.
 */
@@ -250,8 +250,8 @@ pub fn held_back_warning(report: &BenchReport) -> Option<String> {
     };
     Some(format!(
         "the server waited for a CPU up to {:.0}% of the time (median over a row's rounds; {rows}): \
-         other processes on its CPUs held it back, so those figures are lower and noisier than on \
-         a quiet machine",
+         other processes on its CPUs, or the hypervisor (steal time), held it back, so those figures \
+         are lower and noisier than on a quiet machine",
         most * 100.0
     ))
 }
@@ -706,8 +706,8 @@ mod tests {
             held_back_warning(&report).as_deref(),
             Some(
                 "the server waited for a CPU up to 40% of the time (median over a row's rounds; \
-                 express × hello): other processes on its CPUs held it back, so those figures are \
-                 lower and noisier than on a quiet machine"
+                 express × hello): other processes on its CPUs, or the hypervisor (steal time), held \
+                 it back, so those figures are lower and noisier than on a quiet machine"
             )
         );
     }
