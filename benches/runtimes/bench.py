@@ -138,6 +138,9 @@ class Measurement:
     client_cpu_s: float = 0.0
     others_cpu_s: float = 0.0
     background_cpu_s: float = 0.0
+    # CPU-seconds the hypervisor took from the server's CPU (steal time):
+    # invisible to the processes, it slows the server all the same.
+    steal_s: float = 0.0
     disturbed: bool = False
     failure: str = ""
 
@@ -260,7 +263,11 @@ def make_scratch(apps):
 
 
 def fwbench_binaries():
-    """(label, path) per fwbench build, from FWBENCH_BINS or FWBENCH."""
+    """(label, path) per fwbench build, from FWBENCH_BINS or FWBENCH. A path
+    with a slash is made absolute: the servers run in the scratch directory."""
+    def absolute(path):
+        return os.path.abspath(path) if "/" in path else path
+
     spec = os.environ.get("FWBENCH_BINS", "").split()
     if spec:
         pairs = []
@@ -268,9 +275,9 @@ def fwbench_binaries():
             label, sep, path = item.partition("=")
             if not sep or not label or not path:
                 sys.exit(f"FWBENCH_BINS: '{item}' is not LABEL=PATH")
-            pairs.append((label, path))
+            pairs.append((label, absolute(path)))
         return pairs
-    path = os.environ.get("FWBENCH", str(REPO / "target" / "release" / "fwbench"))
+    path = absolute(os.environ.get("FWBENCH", str(REPO / "target" / "release" / "fwbench")))
     return [(engine_label(path), path)]
 
 
@@ -309,6 +316,22 @@ def machine_cpu_s():
     user, nice, system, _idle, _iowait, irq, softirq = values[:7]
     hz = os.sysconf("SC_CLK_TCK")
     return (user + system + irq + softirq) / hz, nice / hz
+
+
+def steal_s(cpus):
+    """Steal time (s) of the CPUs in the taskset list `cpus` ("0", "0-1",
+    "0,2") so far: what the hypervisor ran elsewhere while they had work."""
+    wanted = set()
+    for part in cpus.split(","):
+        low, _, high = part.partition("-")
+        wanted.update(range(int(low), int(high or low) + 1))
+    total = 0
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *values = line.split()
+            if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in wanted:
+                total += int(values[7])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 class Server:
@@ -458,9 +481,11 @@ def measure(runtime, app, path, settings, round_no, attempt, port):
         if settings.warmup_s > 0:
             run_wrk(settings, port, path, settings.warmup_s)
         busy0, background0 = machine_cpu_s()
+        steal0 = steal_s(settings.server_cpu)
         server0 = process_cpu_s(server.process.pid)
         text, m.client_cpu_s = run_wrk(settings, port, path, settings.duration_s)
         busy1, background1 = machine_cpu_s()
+        m.steal_s = steal_s(settings.server_cpu) - steal0
         m.server_cpu_s = process_cpu_s(server.process.pid) - server0
         parse_wrk(text, m)
         if server.process.poll() is not None:
@@ -576,7 +601,8 @@ def run_rounds(apps, runtimes, hyper, settings, ports, failures, raw):
                     attempts.append(m)
                     status = m.failure or (
                         f"{m.rps:9.0f} req/s  others {m.others_cpu_s:4.1f}s  background "
-                        f"{m.background_cpu_s:4.1f}s{'  disturbed' if m.disturbed else ''}")
+                        f"{m.background_cpu_s:4.1f}s  steal {m.steal_s:4.1f}s"
+                        f"{'  disturbed' if m.disturbed else ''}")
                     print(f"  [{done}/{total}] round {round_no} {name:<8} {path.name:<6} "
                           f"{runtime.name:<16} {status}", file=sys.stderr)
                     if m.failure or not m.disturbed:
@@ -748,9 +774,12 @@ def load_summary(raw_rows):
     disturbed = sum(1 for r in all_runs if r["disturbed"])
     bg = [r["background_cpu_s"] for r in all_runs]
     others = [r["others_cpu_s"] for r in all_runs]
+    steal = [r.get("steal_s", 0.0) for r in all_runs]
     return (f"measurements: {len(all_runs)} ({disturbed} disturbed, redone or kept as least "
             f"disturbed); other processes' CPU per measurement: median {median(others):.1f} s "
-            f"(not niced), {median(bg):.1f} s (niced background)")
+            f"(not niced), {median(bg):.1f} s (niced background); steal time of the server's "
+            f"CPU (a virtual machine's host running others): median {median(steal):.1f} s, "
+            f"max {max(steal):.1f} s per measurement")
 
 
 class RawLog:
