@@ -415,10 +415,10 @@ function handle(id, method, hasBody) {
   let result;
   try {
     if (nodeListener !== null) {
-      result = handleNode(id, method, hasBody);
-    } else {
-      result = appFetch(makeRequest(id, method, hasBody));
+      handleNode(id, method, hasBody);
+      return;
     }
+    result = appFetch(makeRequest(id, method, hasBody));
   } catch (error) {
     fail(id, error);
     return;
@@ -449,26 +449,44 @@ async function readAll(id) {
   return all;
 }
 
-/** Serves one request through the node:http shim's `dispatchNode`. */
+/**
+ * Serves one request through the node:http shim's `runNode`, committing
+ * from its callbacks (no promise per request: see runNode). Never throws.
+ */
 function handleNode(id, method, hasBody) {
   const node = nodeShim;
-  const url = new URL(op_fwbench_req_url(id));
-  const build = (body) => ({
-    method,
-    url: url.pathname + url.search,
-    headers: op_fwbench_req_headers(id),
-    body,
-    remoteAddress: "127.0.0.1",
-    remotePort: 0,
-  });
-  const run = (body) =>
-    node.dispatchNode(nodeListener, build(body)).then((out) => ({
-      [LIGHT]: true,
-      status: out.status,
-      headers: { forEach: (fn) => out.headers.forEach(([name, value]) => fn(value, name)) },
-      body: out.body,
-    }));
-  return hasBody ? readAll(id).then(run) : run(null);
+  const run = (body) => {
+    const url = new URL(op_fwbench_req_url(id));
+    const request = {
+      method,
+      url: url.pathname + url.search,
+      headers: op_fwbench_req_headers(id),
+      body,
+      remoteAddress: "127.0.0.1",
+      remotePort: 0,
+    };
+    node.runNode(
+      nodeListener,
+      request,
+      (out) =>
+        commit(id, {
+          [LIGHT]: true,
+          status: out.status,
+          headers: { forEach: (fn) => out.headers.forEach(([name, value]) => fn(value, name)) },
+          body: out.body,
+        }),
+      (error) => fail(id, error),
+    );
+  };
+  const guarded = (body) => {
+    try {
+      run(body);
+    } catch (error) {
+      fail(id, error);
+    }
+  };
+  if (hasBody) readAll(id).then(guarded, (error) => fail(id, error));
+  else guarded(null);
 }
 
 function isExpressApp(value) {

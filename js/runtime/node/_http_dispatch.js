@@ -31,47 +31,69 @@ function collectBody(res) {
  * destroyed before end().
  */
 export function dispatchNode(handler, hostRequest) {
-  return new Promise((resolve, reject) => {
-    const socket = new HostSocket(hostRequest);
-    const req = new IncomingMessage(socket);
-    req.method = hostRequest.method;
-    req.url = hostRequest.url;
-    req.httpVersionMajor = 1;
-    req.httpVersionMinor = 1;
-    req.httpVersion = '1.1';
-    const raw = [];
-    for (const [name, value] of hostRequest.headers) raw.push(name, value);
-    req.rawHeaders = raw;
-    req[kBody] = hostRequest.body ?? null;
-    req.complete = true;
+  return new Promise((resolve, reject) => runNode(handler, hostRequest, resolve, reject));
+}
 
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = true;
-    res[kOnEnd] = () => {
-      resolve({ status: res.statusCode, headers: res[kFinalHeaders] ?? [], body: collectBody(res) });
-    };
-    res[kOnDestroy] = (err) => {
-      reject(err ?? new Error('the response was destroyed before res.end() was called'));
-    };
-    res.assignSocket(socket);
-    res.on('finish', () => {
-      // As Node does once a response is done: drop an unread request body
-      // (so 'end' and 'close' reach the request), then close the response.
-      if (!req._consuming && !req.readableEnded) req._dump();
-      res.detachSocket(socket);
-      process.nextTick(() => {
-        res._closed = true;
-        res.emit('close');
-      });
-    });
-
-    let returned;
-    try {
-      returned = handler(req, res);
-    } catch (err) {
-      reject(err);
-      return;
+/**
+ * dispatchNode with callbacks instead of a promise: `done(response)` once
+ * res.end() has been called, or `failed(error)`, at most one of them. The
+ * host answers through this: a promise per request, resolved from inside
+ * the handler, kept a quarter of the young generation alive past each
+ * scavenge (measured with --trace-gc-nvp), promoting it to the old one.
+ */
+export function runNode(handler, hostRequest, done, failed) {
+  let settled = false;
+  const resolve = (value) => {
+    if (!settled) {
+      settled = true;
+      done(value);
     }
-    if (returned && typeof returned.then === 'function') returned.then(undefined, reject);
+  };
+  const reject = (error) => {
+    if (!settled) {
+      settled = true;
+      failed(error);
+    }
+  };
+  const socket = new HostSocket(hostRequest);
+  const req = new IncomingMessage(socket);
+  req.method = hostRequest.method;
+  req.url = hostRequest.url;
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  req.httpVersion = '1.1';
+  const raw = [];
+  for (const [name, value] of hostRequest.headers) raw.push(name, value);
+  req.rawHeaders = raw;
+  req[kBody] = hostRequest.body ?? null;
+  req.complete = true;
+
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = true;
+  res[kOnEnd] = () => {
+    resolve({ status: res.statusCode, headers: res[kFinalHeaders] ?? [], body: collectBody(res) });
+  };
+  res[kOnDestroy] = (err) => {
+    reject(err ?? new Error('the response was destroyed before res.end() was called'));
+  };
+  res.assignSocket(socket);
+  res.on('finish', () => {
+    // As Node does once a response is done: drop an unread request body
+    // (so 'end' and 'close' reach the request), then close the response.
+    if (!req._consuming && !req.readableEnded) req._dump();
+    res.detachSocket(socket);
+    process.nextTick(() => {
+      res._closed = true;
+      res.emit('close');
+    });
   });
+
+  let returned;
+  try {
+    returned = handler(req, res);
+  } catch (err) {
+    reject(err);
+    return;
+  }
+  if (returned && typeof returned.then === 'function') returned.then(undefined, reject);
 }

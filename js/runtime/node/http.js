@@ -34,7 +34,7 @@ import { METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, validateHeade
 import { IncomingMessage } from './_http_incoming.js';
 import { OutgoingMessage, ServerResponse, kOutHeaders } from './_http_outgoing.js';
 import { Server, createServer } from './_http_server.js';
-import { dispatchNode, serverHandler } from './_http_dispatch.js';
+import { dispatchNode, runNode, serverHandler } from './_http_dispatch.js';
 import { Agent, globalAgent, ClientRequest, request, get, setMaxIdleHTTPParsers } from './_http_client.js';
 
 export {
@@ -46,7 +46,7 @@ export {
 // The host's adapter (js/runtime/serve.js) serves node-style apps through
 // these, once any module has imported node:http (express and fastify do at
 // import time).
-host.provideNodeBridge(Object.freeze({ dispatchNode, serverHandler }));
+host.provideNodeBridge(Object.freeze({ dispatchNode, runNode, serverHandler }));
 
 const http = {
   METHODS, STATUS_CODES, maxHeaderSize, validateHeaderName, validateHeaderValue, IncomingMessage,
