@@ -123,7 +123,8 @@ fn schedstat_wait_ns(text: &str) -> Option<u64> {
 pub struct RoundClock {
     cpu: Option<Duration>,
     wait: Option<Duration>,
-    /// fwbench's own CPU time, when it shares the server's CPUs.
+    /// fwbench's own CPU time (counted only when it shares the server's
+    /// CPUs, unpinned).
     own: Option<Duration>,
     set: Option<CpuSetTime>,
     /// The CPUs whose busy time is read (all when empty: not pinned).
@@ -149,12 +150,7 @@ impl RoundClock {
         RoundClock {
             cpu: server.cpu_time(),
             wait: run_queue_wait(server.pid()),
-            // Pinned, fwbench's load runs on other CPUs than the server's.
-            own: if cpus.is_empty() {
-                process_cpu_time(std::process::id())
-            } else {
-                Some(Duration::ZERO)
-            },
+            own: process_cpu_time(std::process::id()),
             set: cpu_set_time(&cpus),
             cpus,
             started: Instant::now(),
@@ -169,6 +165,7 @@ impl RoundClock {
         let since = |start: Option<Duration>, now: Option<Duration>| now?.checked_sub(start?);
         let ran = since(self.cpu, server.cpu_time());
         let waited = since(self.wait, run_queue_wait(server.pid()));
+        // Pinned, fwbench's load runs on other CPUs than the server's.
         let own = if self.cpus.is_empty() {
             since(self.own, process_cpu_time(std::process::id()))
         } else {
