@@ -6,7 +6,9 @@
 //! `spawn_local`). The driver is one future that, each time it is woken,
 //! hands the queued requests to JS (synchronously: a handler that returns a
 //! Response is committed before the call returns) and then polls the JS
-//! event loop once for promises, timers and async ops.
+//! event loop once for promises, timers and async ops. The batching is
+//! deliberate: docs/ARCHITECTURE.md says what calling JS from each
+//! connection's task instead cost when measured.
 
 use std::future::poll_fn;
 use std::rc::Rc;
