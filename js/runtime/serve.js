@@ -25,6 +25,7 @@ import {
   op_fwbench_respond_error,
   op_fwbench_respond_stream,
   op_fwbench_respond_text,
+  op_fwbench_respond_typed_text,
   op_fwbench_stream_close,
   op_fwbench_stream_write,
 } from "ext:core/ops";
@@ -335,12 +336,18 @@ function commitResponse(id, response) {
   const fastStatus = response[serveFastStatusKey];
   if (fastStatus !== 0 && !response[serveFastConsumedKey]) {
     const kind = response[serveFastHeaderKindKey];
-    const headers = kind === SERVE_FAST_HEADER_DEFAULT_TEXT
-      ? ["content-type", "text/plain;charset=UTF-8"]
+    const contentType = kind === SERVE_FAST_HEADER_DEFAULT_TEXT
+      ? "text/plain;charset=UTF-8"
       : kind === SERVE_FAST_HEADER_CONTENT_TYPE
-      ? ["content-type", response[serveFastContentTypeKey]]
-      : [];
-    sendStatic(id, fastStatus, headers, response[serveFastBodyKey]);
+      ? response[serveFastContentTypeKey]
+      : null;
+    const body = response[serveFastBodyKey];
+    if (contentType !== null && typeof body === "string") {
+      // The common case gets an op without a header list.
+      op_fwbench_respond_typed_text(id, fastStatus, contentType, body);
+    } else {
+      sendStatic(id, fastStatus, contentType === null ? [] : ["content-type", contentType], body);
+    }
     return;
   }
   const inner = toInnerResponse(response);

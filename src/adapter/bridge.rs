@@ -5,10 +5,13 @@
 //! and waits there until JS commits a response through one of the respond
 //! ops, which sends it back to the service over a oneshot channel. Request
 //! ids are never reused, so a late commit (after a 504, or after the client
-//! went away) finds nothing and is dropped.
+//! went away) finds nothing and is dropped. A request JS has not answered
+//! within `--handler-timeout` is answered 504 by a sweep over the table
+//! (`expire_handlers`), not by a timer per request.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::task::Waker;
 
@@ -34,23 +37,79 @@ pub struct Slot {
     /// Body bytes read so far, checked against the limit.
     pub body_read: usize,
     pub reply: Option<oneshot::Sender<Response<ResBody>>>,
+    /// The sweep tick it arrived in (see `WorkerShared::expire_handlers`).
+    arrived: u32,
 }
+
+impl Slot {
+    /// A request as hyper parsed it, waiting to be answered on `reply`.
+    pub fn new(
+        method: Method,
+        url: String,
+        headers: http::HeaderMap,
+        body: Option<Incoming>,
+        reply: oneshot::Sender<Response<ResBody>>,
+    ) -> Self {
+        Self {
+            method,
+            url,
+            headers,
+            body,
+            body_read: 0,
+            reply: Some(reply),
+            arrived: 0,
+        }
+    }
+}
+
+/// Sweep ticks per `--handler-timeout`: a handler is answered 504 after
+/// between this many and one more ticks, i.e. within an eighth past the
+/// limit.
+pub const TICKS_PER_HANDLER_TIMEOUT: u32 = 8;
+
+/// Hashes request ids. They are sequential integers this worker hands out,
+/// so SipHash's defence against chosen keys buys nothing here, and it
+/// costs a few hundred instructions per request; one multiply by an odd
+/// constant (Fibonacci hashing) spreads them over the buckets.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, id: u32) {
+        self.0 = u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A table keyed by request id.
+type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 /// State shared by a worker's hyper connections, its driver and its ops.
 pub struct WorkerShared {
     pub config: ServeConfig,
     /// The port this worker's listener is bound to.
     pub port: Cell<u16>,
-    slots: RefCell<HashMap<u32, Slot>>,
+    slots: RefCell<IdMap<Slot>>,
     queue: RefCell<VecDeque<u32>>,
     next_id: Cell<u32>,
     driver: RefCell<Option<Waker>>,
     /// Streamed responses JS is still writing; dropping one (the runtime was
     /// torn down) fails its body.
-    streams: RefCell<HashMap<u32, StreamSender>>,
+    streams: RefCell<IdMap<StreamSender>>,
     /// Set when a handler failed because the engine refused an allocation
     /// past the heap limit (see `op_fwbench_heap_exhausted`).
     heap_exhausted: Cell<bool>,
+    /// The handler-timeout sweep's clock, in ticks.
+    tick: Cell<u32>,
 }
 
 /// The JS functions serve.js registers at bootstrap.
@@ -72,6 +131,7 @@ impl WorkerShared {
             driver: RefCell::default(),
             streams: RefCell::default(),
             heap_exhausted: Cell::new(false),
+            tick: Cell::new(0),
         })
     }
 
@@ -82,7 +142,8 @@ impl WorkerShared {
     }
 
     /// Puts a request in the table and wakes the driver; returns its id.
-    pub fn submit(&self, slot: Slot) -> u32 {
+    pub fn submit(&self, mut slot: Slot) -> u32 {
+        slot.arrived = self.tick.get();
         let id = self.next_id.get();
         // Ids stay positive small integers (V8 smis) and are not reused
         // while a request could still be in flight.
@@ -93,6 +154,35 @@ impl WorkerShared {
             waker.wake();
         }
         id
+    }
+
+    /// Advances the sweep clock one tick and answers 504 to every request
+    /// that has waited [`TICKS_PER_HANDLER_TIMEOUT`] ticks: the worker
+    /// calls it every `--handler-timeout` / that many. One sweep instead
+    /// of a timer per request, because arming and cancelling a timer is a
+    /// measurable share of a small request's cost.
+    pub fn expire_handlers(&self) {
+        let tick = self.tick.get().wrapping_add(1);
+        self.tick.set(tick);
+        let expired: Vec<u32> = self
+            .slots
+            .borrow()
+            .iter()
+            .filter(|(_, slot)| tick.wrapping_sub(slot.arrived) >= TICKS_PER_HANDLER_TIMEOUT)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in expired {
+            // Streamed responses were answered (their slot is gone) when
+            // their head was committed; what is left never answered.
+            let timeout = self.config.handler_timeout;
+            eprintln!(
+                "fwbench: handler did not respond within {timeout:?} (--handler-timeout); answered 504"
+            );
+            self.reply(
+                id,
+                plain_response(StatusCode::GATEWAY_TIMEOUT, "the handler did not respond in time"),
+            );
+        }
     }
 
     /// How many requests are waiting for JS.
@@ -211,11 +301,8 @@ fn shared(state: &OpState) -> Rc<WorkerShared> {
     state.borrow::<Rc<WorkerShared>>().clone()
 }
 
-fn build_response(
-    status: u32,
-    headers: &[ByteString],
-    body: ResBody,
-) -> Result<Response<ResBody>, JsErrorBox> {
+/// A response with `status` (checked) and `body`, without headers yet.
+fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErrorBox> {
     let status = u16::try_from(status)
         .ok()
         .and_then(|code| StatusCode::from_u16(code).ok())
@@ -229,6 +316,15 @@ fn build_response(
     }
     let mut response = Response::new(body);
     *response.status_mut() = status;
+    Ok(response)
+}
+
+fn build_response(
+    status: u32,
+    headers: &[ByteString],
+    body: ResBody,
+) -> Result<Response<ResBody>, JsErrorBox> {
+    let mut response = response_head(status, body)?;
     let map = response.headers_mut();
     map.reserve(headers.len() / 2);
     for pair in headers.chunks_exact(2) {
@@ -401,6 +497,29 @@ pub fn op_fwbench_respond_text(
     Ok(())
 }
 
+/// Commits a response with a string body whose one header is its content
+/// type: what `new Response(text)`, `Response.json()` and most framework
+/// helpers make. It spares the header list's conversion, a large share of
+/// a small response's cost.
+#[op2(fast)]
+pub fn op_fwbench_respond_typed_text(
+    state: &mut OpState,
+    #[smi] id: u32,
+    #[smi] status: u32,
+    #[string] content_type: &str,
+    #[string] body: String,
+) -> Result<(), JsErrorBox> {
+    let content_type = HeaderValue::from_str(content_type).map_err(|_| {
+        JsErrorBox::type_error(format!("invalid value for header content-type: {content_type:?}"))
+    })?;
+    let mut response = response_head(status, ResBody::full(Bytes::from(body)))?;
+    response
+        .headers_mut()
+        .insert(http::header::CONTENT_TYPE, content_type);
+    shared(state).reply(id, response);
+    Ok(())
+}
+
 /// Commits a response with a byte body.
 #[op2]
 pub fn op_fwbench_respond_bytes(
@@ -499,6 +618,7 @@ deno_core::extension!(
         op_fwbench_req_headers,
         op_fwbench_req_body_read,
         op_fwbench_respond_text,
+        op_fwbench_respond_typed_text,
         op_fwbench_respond_bytes,
         op_fwbench_respond_stream,
         op_fwbench_stream_write,

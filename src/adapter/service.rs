@@ -1,5 +1,5 @@
 //! The hyper side of one request: checks, hand-off to the worker's JS
-//! runtime, and the wait for its answer (bounded by `--handler-timeout`).
+//! runtime, and the wait for its answer.
 
 use std::convert::Infallible;
 use std::rc::Rc;
@@ -34,9 +34,41 @@ fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str) -> Option<&
     let Some(host) = hosts.next() else {
         return Some(listener);
     };
-    let host = host.to_str().ok()?;
-    let parsed: http::uri::Authority = host.parse().ok()?;
-    (hosts.next().is_none() && parsed.as_str() == host && !host.contains('@')).then_some(host)
+    let plain = is_plain_host(host.as_bytes()) && hosts.next().is_none();
+    // Checked: every byte is ASCII.
+    plain.then(|| host.to_str().ok()).flatten()
+}
+
+/// Whether `host` holds only what RFC 3986 allows in a host and port
+/// (letters, digits, `-._~`, sub-delims, `:`, `[]` for IPv6, `%` for
+/// escapes): nothing that ends the authority (`/?#`), adds userinfo (`@`)
+/// or is not ASCII. Whether the name itself is valid is the URL parser's
+/// question, in JS. A byte test, not `Authority::parse`, because it runs on
+/// every request.
+fn is_plain_host(host: &[u8]) -> bool {
+    !host.is_empty() && host.iter().all(|&b| HOST_BYTES[usize::from(b)])
+}
+
+/// The bytes [`is_plain_host`] allows, as a table.
+const HOST_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let allowed = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-._~!$&'()*+,;=:[]%";
+    let mut i = 0;
+    while i < allowed.len() {
+        table[allowed[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// `http://{authority}{path}`, in one allocation.
+fn full_url(authority: &str, path: &str) -> String {
+    const SCHEME: &str = "http://";
+    let mut url = String::with_capacity(SCHEME.len() + authority.len() + path.len());
+    url.push_str(SCHEME);
+    url.push_str(authority);
+    url.push_str(path);
+    url
 }
 
 /// Answers one request through the worker's JS app.
@@ -62,30 +94,59 @@ pub async fn handle(
         ));
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let url = format!("http://{authority}{path}");
+    let url = full_url(authority, path);
     let (tx, rx) = tokio::sync::oneshot::channel();
     let has_body = !body.is_end_stream();
-    let id = shared.submit(Slot {
-        method: parts.method,
-        url,
-        headers: parts.headers,
-        body: has_body.then_some(body),
-        body_read: 0,
-        reply: Some(tx),
-    });
+    let slot = Slot::new(parts.method, url, parts.headers, has_body.then_some(body), tx);
+    let id = shared.submit(slot);
     let _forget = Forget(&shared, id);
-    let timeout = shared.config.handler_timeout;
-    Ok(match tokio::time::timeout(timeout, rx).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(_)) => plain_response(
+    // The reply comes from JS, from the handler-timeout sweep (504) or from
+    // a runtime rebuild (503); the sender is only dropped unanswered when
+    // the worker itself is going away.
+    Ok(rx.await.unwrap_or_else(|_| {
+        plain_response(
             StatusCode::SERVICE_UNAVAILABLE,
             "the JS runtime was restarted while handling this request",
-        ),
-        Err(_) => {
-            eprintln!(
-                "fwbench: handler did not respond within {timeout:?} (--handler-timeout); answered 504"
-            );
-            plain_response(StatusCode::GATEWAY_TIMEOUT, "the handler did not respond in time")
+        )
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(host: &[&str]) -> http::request::Parts {
+        let mut request = Request::builder().uri("/p?q=1");
+        for value in host {
+            request = request.header(http::header::HOST, *value);
         }
-    })
+        request.body(()).expect("valid request").into_parts().0
+    }
+
+    #[test]
+    fn the_host_header_names_the_authority_when_it_is_plain() {
+        for host in [
+            "example.test",
+            "example.test:8080",
+            "127.0.0.1:80",
+            "[::1]:8080",
+            "a-b.c_d~",
+        ] {
+            assert_eq!(authority(&parts(&[host]), "listener:1"), Some(host), "{host}");
+        }
+        assert_eq!(authority(&parts(&[]), "127.0.0.1:9"), Some("127.0.0.1:9"));
+    }
+
+    #[test]
+    fn a_host_that_could_rewrite_the_path_is_refused() {
+        for host in ["a/admin?", "a#", "a b", "user@a", "a\\b", "", "h\u{e9}"] {
+            assert_eq!(authority(&parts(&[host]), "listener:1"), None, "{host:?}");
+        }
+        assert_eq!(authority(&parts(&["a", "b"]), "listener:1"), None);
+    }
+
+    #[test]
+    fn urls_join_scheme_authority_and_path() {
+        assert_eq!(full_url("a:1", "/p?q=1"), "http://a:1/p?q=1");
+    }
 }

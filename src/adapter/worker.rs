@@ -190,6 +190,20 @@ async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
     }
 }
 
+/// Answers 504 to handlers that overrun `--handler-timeout`: ticks the
+/// table's sweep clock [`bridge::TICKS_PER_HANDLER_TIMEOUT`] times per
+/// timeout, forever.
+async fn expire_handlers(shared: Rc<WorkerShared>) {
+    let tick =
+        (shared.config.handler_timeout / bridge::TICKS_PER_HANDLER_TIMEOUT).max(Duration::from_millis(1));
+    let mut interval = tokio::time::interval(tick);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        shared.expire_handlers();
+    }
+}
+
 /// Runs one worker on the current thread until shutdown. `ready` receives
 /// the recognized app kind, or the load error.
 pub fn run(
@@ -242,10 +256,13 @@ pub fn run(
             let (shared, host) = (shared.clone(), host.clone());
             service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
         };
-        let accept = connections::serve(listener, &config, shutdown, make_service);
-        tokio::select! {
-            () = accept => {}
-            () = drive(driver, &spec, shared.clone()) => {}
-        }
+        // The driver and the sweep are tasks of their own, not branches of
+        // this future: the LocalSet polls its main future whenever any of
+        // its tasks is woken, and a poll of the JS event loop per
+        // connection wake-up is not free. Both end with the LocalSet.
+        tokio::task::spawn_local(expire_handlers(shared.clone()));
+        let driven = shared.clone();
+        tokio::task::spawn_local(async move { drive(driver, &spec, driven).await });
+        connections::serve(listener, &config, shutdown, make_service).await;
     });
 }
