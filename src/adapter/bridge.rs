@@ -16,9 +16,11 @@ use std::rc::Rc;
 use std::task::Waker;
 
 use bytes::Bytes;
-use deno_core::{op2, v8, ByteString, JsBuffer, OpState};
+use std::borrow::Cow;
+
+use deno_core::{op2, v8, JsBuffer, OpState};
 use deno_error::JsErrorBox;
-use http::{HeaderName, HeaderValue, Method, Response, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use tokio::sync::oneshot;
@@ -319,26 +321,42 @@ fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErro
     Ok(response)
 }
 
-fn build_response(
-    status: u32,
-    headers: &[ByteString],
-    body: ResBody,
-) -> Result<Response<ResBody>, JsErrorBox> {
-    let mut response = response_head(status, body)?;
-    let map = response.headers_mut();
-    map.reserve(headers.len() / 2);
-    for pair in headers.chunks_exact(2) {
-        let name = HeaderName::from_bytes(&pair[0]).map_err(|_| {
-            JsErrorBox::type_error(format!(
-                "invalid header name {:?}",
-                String::from_utf8_lossy(&pair[0])
-            ))
+/// The response headers the respond ops receive: `count` fields, each a
+/// name and a value, all joined by NUL into one Latin-1 string (one
+/// string crosses into Rust far more cheaply than an array of them). No
+/// valid name or value holds a NUL, and one that did would change the
+/// count, so it is refused rather than read as another field.
+fn header_map(count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
+    let mut map = HeaderMap::with_capacity(count as usize);
+    if count == 0 && joined.is_empty() {
+        return Ok(map);
+    }
+    let mut parts = joined.split(|&byte| byte == 0);
+    for _ in 0..count {
+        let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
+            return Err(nul_in_header());
+        };
+        let name = HeaderName::from_bytes(name).map_err(|_| {
+            JsErrorBox::type_error(format!("invalid header name {:?}", String::from_utf8_lossy(name)))
         })?;
-        let value = HeaderValue::from_bytes(&pair[1])
+        let value = HeaderValue::from_bytes(value)
             .map_err(|_| JsErrorBox::type_error(format!("invalid value for header {name}")))?;
         // append, not insert: repeated headers (set-cookie) are all kept.
         map.append(name, value);
     }
+    if parts.next().is_some() {
+        return Err(nul_in_header());
+    }
+    Ok(map)
+}
+
+fn nul_in_header() -> JsErrorBox {
+    JsErrorBox::type_error("a header name or value contains a NUL character")
+}
+
+fn build_response(status: u32, headers: HeaderMap, body: ResBody) -> Result<Response<ResBody>, JsErrorBox> {
+    let mut response = response_head(status, body)?;
+    *response.headers_mut() = headers;
     Ok(response)
 }
 
@@ -352,7 +370,7 @@ fn full_response(
     shared: &WorkerShared,
     id: u32,
     status: u32,
-    headers: &[ByteString],
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response<ResBody>, JsErrorBox> {
     let length = body.len();
@@ -412,29 +430,50 @@ pub fn op_fwbench_host_port(state: &mut OpState) -> u32 {
 
 /// The request's full URL.
 #[op2]
-#[string]
-pub fn op_fwbench_req_url(state: &mut OpState, #[smi] id: u32) -> Result<String, JsErrorBox> {
-    shared(state).with_slot(id, |slot| slot.url.clone())
-}
-
-/// The request's header list, `[[name, value], …]`, repeated headers kept.
-#[op2]
-#[serde]
-pub fn op_fwbench_req_headers(
+pub fn op_fwbench_req_url<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
     state: &mut OpState,
     #[smi] id: u32,
-) -> Result<Vec<(ByteString, ByteString)>, JsErrorBox> {
+) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
+    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.url.as_bytes()))?
+}
+
+/// The request target's path and query (what Node calls `req.url`).
+#[op2]
+pub fn op_fwbench_req_path<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    state: &mut OpState,
+    #[smi] id: u32,
+) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
+    shared(state).with_slot(id, |slot| one_byte_string(scope, path_of(&slot.url).as_bytes()))?
+}
+
+/// The request's headers as one flat list, `[name, value, name, value,
+/// …]`, repeated headers kept, values as Latin-1 (a ByteString, as the
+/// Fetch standard and Node read them).
+#[op2]
+pub fn op_fwbench_req_headers<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    state: &mut OpState,
+    #[smi] id: u32,
+) -> Result<v8::Local<'s, v8::Array>, JsErrorBox> {
     shared(state).with_slot(id, |slot| {
-        slot.headers
-            .iter()
-            .map(|(name, value)| {
-                (
-                    ByteString::from(name.as_str()),
-                    ByteString::from(value.as_bytes()),
-                )
-            })
-            .collect()
-    })
+        let mut flat = Vec::with_capacity(slot.headers.len() * 2);
+        for (name, value) in &slot.headers {
+            flat.push(one_byte_string(scope, name.as_str().as_bytes())?.into());
+            flat.push(one_byte_string(scope, value.as_bytes())?.into());
+        }
+        Ok(v8::Array::new_with_elements(scope, &flat))
+    })?
+}
+
+/// A JS string of Latin-1 `bytes` (URLs and header fields are bytes).
+fn one_byte_string<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    bytes: &[u8],
+) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
+    v8::String::new_from_one_byte(scope, bytes, v8::NewStringType::Normal)
+        .ok_or_else(|| JsErrorBox::range_error("a request field is too long for a JS string"))
 }
 
 /// The next chunk of the request body; empty at the end.
@@ -483,16 +522,18 @@ pub async fn op_fwbench_req_body_read(
 }
 
 /// Commits a response with a string body.
-#[op2]
+#[op2(fast)]
 pub fn op_fwbench_respond_text(
     state: &mut OpState,
     #[smi] id: u32,
     #[smi] status: u32,
-    #[serde] headers: Vec<ByteString>,
+    header_count: u32,
+    #[string(onebyte)] headers: Cow<[u8]>,
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
     let shared = shared(state);
-    let response = full_response(&shared, id, status, &headers, Bytes::from(body))?;
+    let headers = header_map(header_count, &headers)?;
+    let response = full_response(&shared, id, status, headers, Bytes::from(body))?;
     shared.reply(id, response);
     Ok(())
 }
@@ -526,28 +567,32 @@ pub fn op_fwbench_respond_bytes(
     state: &mut OpState,
     #[smi] id: u32,
     #[smi] status: u32,
-    #[serde] headers: Vec<ByteString>,
+    header_count: u32,
+    #[string(onebyte)] headers: Cow<[u8]>,
     #[buffer] body: JsBuffer,
 ) -> Result<(), JsErrorBox> {
     let shared = shared(state);
-    let response = full_response(&shared, id, status, &headers, Bytes::copy_from_slice(&body))?;
+    let headers = header_map(header_count, &headers)?;
+    let response = full_response(&shared, id, status, headers, Bytes::copy_from_slice(&body))?;
     shared.reply(id, response);
     Ok(())
 }
 
 /// Commits the head of a streamed response; returns the stream's id for
 /// `op_fwbench_stream_write`.
-#[op2]
+#[op2(fast)]
 #[smi]
 pub fn op_fwbench_respond_stream(
     state: &mut OpState,
     #[smi] id: u32,
     #[smi] status: u32,
-    #[serde] headers: Vec<ByteString>,
+    header_count: u32,
+    #[string(onebyte)] headers: Cow<[u8]>,
 ) -> Result<u32, JsErrorBox> {
+    let headers = header_map(header_count, &headers)?;
     // A few chunks of slack; past that, JS waits for the client.
     let (body, tx) = ResBody::stream(8);
-    let response = build_response(status, &headers, body)?;
+    let response = build_response(status, headers, body)?;
     let shared = shared(state);
     shared.streams.borrow_mut().insert(id, tx);
     shared.reply(id, response);
@@ -615,6 +660,7 @@ deno_core::extension!(
         op_fwbench_register,
         op_fwbench_host_port,
         op_fwbench_req_url,
+        op_fwbench_req_path,
         op_fwbench_req_headers,
         op_fwbench_req_body_read,
         op_fwbench_respond_text,
@@ -653,6 +699,26 @@ mod tests {
         let stack = "Error: boom\n    at handler (file:///app.js:3:9)\n    at other (x.js:1:1)";
         assert_eq!(one_line(stack), "Error: boom (at handler (file:///app.js:3:9))");
         assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn response_headers_come_joined_by_nul() {
+        let map =
+            header_map(3, b"content-type\0text/plain\0set-cookie\0a=1\0set-cookie\0b=2").expect("valid list");
+        assert_eq!(map["content-type"], "text/plain");
+        assert_eq!(map.get_all("set-cookie").iter().count(), 2);
+        assert!(header_map(0, b"").expect("empty list").is_empty());
+    }
+
+    #[test]
+    fn a_nul_inside_a_header_value_is_refused_not_read_as_a_field() {
+        // The value "one\0x-injected\0two" would add a field if the count
+        // were not checked.
+        assert!(header_map(1, b"x-a\0one\0x-injected\0two").is_err());
+        assert!(header_map(2, b"x-a\0one").is_err());
+        assert!(header_map(0, b"x-a\0one").is_err());
+        assert!(header_map(1, b"bad name\0one").is_err());
+        assert!(header_map(1, b"x-a\0line\r\nbreak").is_err());
     }
 
     #[test]

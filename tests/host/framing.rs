@@ -51,6 +51,16 @@ fn a_content_length_that_is_not_a_number_is_refused() {
 }
 
 #[test]
+fn a_header_value_with_a_nul_is_refused_not_split_into_another_header() {
+    let server = hostile(&[]);
+    let (first, second, _) = two_on_one_connection(&server, "/header-with-nul");
+    assert_eq!(first, 500, "{}", server.stderr());
+    assert_eq!(second, 200);
+    let log = server.wait_for_log("NUL", Duration::from_secs(5));
+    assert!(log.contains("GET /header-with-nul -> 500"), "{log}");
+}
+
+#[test]
 fn a_correct_app_set_content_length_is_kept() {
     let server = hostile(&[]);
     let response = server.get("/length-right");

@@ -23,7 +23,8 @@ function collectBody(res) {
 /**
  * Runs one request through a node-style listener.
  *
- * hostRequest = { method, url, headers: [[name, value], ...], body:
+ * hostRequest = { method, url, headers: [[name, value], ...] (or
+ * rawHeaders: [name, value, ...], as the host passes them), body:
  * Uint8Array | null, remoteAddress, remotePort }. Resolves with { status,
  * headers: [[name, value], ...], body: string | Uint8Array } as soon as
  * res.end() has been called; rejects if the handler throws synchronously,
@@ -62,8 +63,11 @@ export function runNode(handler, hostRequest, done, failed) {
   req.httpVersionMajor = 1;
   req.httpVersionMinor = 1;
   req.httpVersion = '1.1';
-  const raw = [];
-  for (const [name, value] of hostRequest.headers) raw.push(name, value);
+  let raw = hostRequest.rawHeaders;
+  if (raw === undefined) {
+    raw = [];
+    for (const [name, value] of hostRequest.headers) raw.push(name, value);
+  }
   req.rawHeaders = raw;
   req[kBody] = hostRequest.body ?? null;
   req.complete = true;
