@@ -33,6 +33,8 @@ pub struct Slot {
     pub method: Method,
     /// Full URL as JS sees it (`http://host/path?query`).
     pub url: String,
+    /// Where the path starts in `url`.
+    path_start: usize,
     pub headers: http::HeaderMap,
     /// The request body, if it has one; taken while a read is in flight.
     pub body: Option<Incoming>,
@@ -44,10 +46,11 @@ pub struct Slot {
 }
 
 impl Slot {
-    /// A request as hyper parsed it, waiting to be answered on `reply`.
+    /// A request as hyper parsed it, for `url` (from [`full_url`]),
+    /// waiting to be answered on `reply`.
     pub fn new(
         method: Method,
-        url: String,
+        (url, path_start): (String, usize),
         headers: http::HeaderMap,
         body: Option<Incoming>,
         reply: oneshot::Sender<Response<ResBody>>,
@@ -55,6 +58,7 @@ impl Slot {
         Self {
             method,
             url,
+            path_start,
             headers,
             body,
             body_read: 0,
@@ -62,6 +66,23 @@ impl Slot {
             arrived: 0,
         }
     }
+
+    /// The path and query (the request target in origin form).
+    pub fn path(&self) -> &str {
+        &self.url[self.path_start..]
+    }
+}
+
+/// `http://{authority}{path}`, in one allocation, and where its path
+/// starts.
+pub fn full_url(authority: &str, path: &str) -> (String, usize) {
+    const SCHEME: &str = "http://";
+    let path_start = SCHEME.len() + authority.len();
+    let mut url = String::with_capacity(path_start + path.len());
+    url.push_str(SCHEME);
+    url.push_str(authority);
+    url.push_str(path);
+    (url, path_start)
 }
 
 /// Sweep ticks per `--handler-timeout`: a handler is answered 504 after
@@ -249,7 +270,7 @@ impl WorkerShared {
             format!(
                 "{} {} -> {}: {}",
                 slot.method,
-                path_of(&slot.url),
+                slot.path(),
                 status.as_u16(),
                 one_line(detail)
             )
@@ -277,16 +298,6 @@ pub fn plain_response(status: StatusCode, message: &str) -> Response<ResBody> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
-}
-
-fn path_of(url: &str) -> &str {
-    url.find("://")
-        .and_then(|scheme_end| {
-            url[scheme_end + 3..]
-                .find('/')
-                .map(|i| &url[scheme_end + 3 + i..])
-        })
-        .unwrap_or(url)
 }
 
 /// The first line of an error plus its first stack frame, on one line.
@@ -375,10 +386,12 @@ fn full_response(
 ) -> Result<Response<ResBody>, JsErrorBox> {
     let length = body.len();
     let response = build_response(status, headers, ResBody::full(body))?;
-    let head_request = shared
-        .with_slot(id, |slot| slot.method == Method::HEAD)
-        .unwrap_or(false);
-    check_content_length(&response, length, head_request)?;
+    if response.headers().contains_key(http::header::CONTENT_LENGTH) {
+        let head_request = shared
+            .with_slot(id, |slot| slot.method == Method::HEAD)
+            .unwrap_or(false);
+        check_content_length(&response, length, head_request)?;
+    }
     Ok(response)
 }
 
@@ -445,7 +458,7 @@ pub fn op_fwbench_req_path<'s>(
     state: &mut OpState,
     #[smi] id: u32,
 ) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
-    shared(state).with_slot(id, |slot| one_byte_string(scope, path_of(&slot.url).as_bytes()))?
+    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.path().as_bytes()))?
 }
 
 /// The request's headers as one flat list, `[name, value, name, value,
@@ -722,7 +735,11 @@ mod tests {
     }
 
     #[test]
-    fn paths_come_from_full_urls() {
-        assert_eq!(path_of("http://127.0.0.1:8080/user/7?x=1"), "/user/7?x=1");
+    fn a_slot_knows_its_url_and_path() {
+        let (reply, _) = oneshot::channel();
+        let url = full_url("127.0.0.1:8080", "/user/7?x=1");
+        let slot = Slot::new(Method::GET, url, HeaderMap::new(), None, reply);
+        assert_eq!(slot.url, "http://127.0.0.1:8080/user/7?x=1");
+        assert_eq!(slot.path(), "/user/7?x=1");
     }
 }

@@ -8,7 +8,7 @@ use http::{Request, Response, StatusCode};
 use hyper::body::{Body, Incoming};
 
 use super::body::ResBody;
-use super::bridge::{plain_response, Slot, WorkerShared};
+use super::bridge::{full_url, plain_response, Slot, WorkerShared};
 
 /// Removes a request from the table if the service future is dropped (the
 /// client disconnected) or gives up, so a handler that never settles cannot
@@ -61,16 +61,6 @@ const HOST_BYTES: [bool; 256] = {
     table
 };
 
-/// `http://{authority}{path}`, in one allocation.
-fn full_url(authority: &str, path: &str) -> String {
-    const SCHEME: &str = "http://";
-    let mut url = String::with_capacity(SCHEME.len() + authority.len() + path.len());
-    url.push_str(SCHEME);
-    url.push_str(authority);
-    url.push_str(path);
-    url
-}
-
 /// Answers one request through the worker's JS app.
 pub async fn handle(
     shared: Rc<WorkerShared>,
@@ -94,9 +84,9 @@ pub async fn handle(
         ));
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let url = full_url(authority, path);
     let (tx, rx) = tokio::sync::oneshot::channel();
     let has_body = !body.is_end_stream();
+    let url = full_url(authority, path);
     let slot = Slot::new(parts.method, url, parts.headers, has_body.then_some(body), tx);
     let id = shared.submit(slot);
     let _forget = Forget(&shared, id);
@@ -143,10 +133,5 @@ mod tests {
             assert_eq!(authority(&parts(&[host]), "listener:1"), None, "{host:?}");
         }
         assert_eq!(authority(&parts(&["a", "b"]), "listener:1"), None);
-    }
-
-    #[test]
-    fn urls_join_scheme_authority_and_path() {
-        assert_eq!(full_url("a:1", "/p?q=1"), "http://a:1/p?q=1");
     }
 }

@@ -5,6 +5,13 @@ import EventEmitter from './events.js';
 import process from './process.js';
 import { notAvailable } from './_internal.js';
 
+/** The port the host serves on: fixed for the runtime's life, so asked once. */
+let knownPort;
+function localPort() {
+  if (knownPort === undefined && typeof host.hostPort === 'function') knownPort = host.hostPort();
+  return knownPort;
+}
+
 /**
  * What req.socket / res.socket are: an EventEmitter with the fields
  * frameworks read (remoteAddress, encrypted, readable/writable, ...). The
@@ -17,7 +24,7 @@ export class HostSocket extends EventEmitter {
     this.remotePort = hostRequest?.remotePort;
     this.remoteFamily = this.remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
     this.localAddress = '127.0.0.1';
-    this.localPort = typeof host.hostPort === 'function' ? host.hostPort() : undefined;
+    this.localPort = localPort();
     this.encrypted = false;
     this.readable = true;
     this.writable = true;
