@@ -276,7 +276,13 @@ def fwbench_binaries():
             label, sep, path = item.partition("=")
             if not sep or not label or not path:
                 sys.exit(f"FWBENCH_BINS: '{item}' is not LABEL=PATH")
-            pairs.append((label, absolute(path)))
+            path = absolute(path)
+            # A label that names an engine must be that engine: running the
+            # QuickJS tests rebuilds target/release/fwbench on QuickJS, and
+            # its figures under "v8" would be silently wrong.
+            if label in ("v8", "quickjs") and (engine := engine_label(path)) != label:
+                sys.exit(f"FWBENCH_BINS: '{item}' says {label}, but {path} --version reports {engine}")
+            pairs.append((label, path))
         return pairs
     path = absolute(os.environ.get("FWBENCH", str(REPO / "target" / "release" / "fwbench")))
     return [(engine_label(path), path)]
