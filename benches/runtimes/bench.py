@@ -293,7 +293,7 @@ def engine_label(binary):
         engine = next(line for line in run_text([binary, "--version"]).splitlines()
                       if line.startswith("engine:"))
     except (OSError, subprocess.CalledProcessError, StopIteration):
-        sys.exit(f"{binary} --version failed: set FWBENCH to a built fwbench binary")
+        sys.exit(f"{binary} --version failed: set FWBENCH (or FWBENCH_BINS) to a built fwbench binary")
     return "quickjs" if "quickjs" in engine.lower() else "v8" if "v8" in engine.lower() else "fwbench"
 
 

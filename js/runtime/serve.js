@@ -211,7 +211,7 @@ function makeRequest(id, method, hasBody) {
   return fromInnerRequest(inner, "immutable");
 }
 
-/** Flattens a header list ([[name, value], …]) for `sendStatic`. */
+/** Flattens a header list ([[name, value], …]) for `sendStatic` and `sendStream`. */
 function flatHeaders(list) {
   const flat = new Array(list.length * 2);
   for (let i = 0; i < list.length; i++) {

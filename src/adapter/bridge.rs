@@ -9,15 +9,15 @@
 //! within `--handler-timeout` is answered 504 by a sweep over the table
 //! (`expire_handlers`), not by a timer per request.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::io::Write as _;
 use std::rc::Rc;
 use std::task::Waker;
 
 use bytes::Bytes;
-use std::borrow::Cow;
-
 use deno_core::{op2, v8, JsBuffer, OpState};
 use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
@@ -32,7 +32,7 @@ use super::ServeConfig;
 pub struct Slot {
     pub method: Method,
     /// Full URL as JS sees it (`http://host/path?query`).
-    pub url: String,
+    url: String,
     /// Where the path starts in `url`.
     path_start: usize,
     pub headers: http::HeaderMap,
@@ -67,6 +67,11 @@ impl Slot {
         }
     }
 
+    /// The full URL as JS sees it (`http://host/path?query`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// The path and query (the request target in origin form).
     pub fn path(&self) -> &str {
         &self.url[self.path_start..]
@@ -86,8 +91,8 @@ pub fn full_url(authority: &str, path: &str) -> (String, usize) {
 }
 
 /// Sweep ticks per `--handler-timeout`: a handler is answered 504 after
-/// between this many and one more ticks, i.e. within an eighth past the
-/// limit.
+/// between this many and one more ticks, i.e. no sooner than the limit and
+/// within an eighth past it.
 pub const TICKS_PER_HANDLER_TIMEOUT: u32 = 8;
 
 /// Hashes request ids. They are sequential integers this worker hands out,
@@ -191,14 +196,18 @@ impl WorkerShared {
             .slots
             .borrow()
             .iter()
-            .filter(|(_, slot)| tick.wrapping_sub(slot.arrived) >= TICKS_PER_HANDLER_TIMEOUT)
+            // `arrived` is the tick before the request came, so after
+            // this many more ticks at least the full limit has passed.
+            .filter(|(_, slot)| tick.wrapping_sub(slot.arrived) > TICKS_PER_HANDLER_TIMEOUT)
             .map(|(&id, _)| id)
             .collect();
         for id in expired {
             // Streamed responses were answered (their slot is gone) when
             // their head was committed; what is left never answered.
             let timeout = self.config.handler_timeout;
-            eprintln!(
+            // Not eprintln!: a closed stderr must not stop the sweep.
+            let _ = writeln!(
+                std::io::stderr(),
                 "fwbench: handler did not respond within {timeout:?} (--handler-timeout); answered 504"
             );
             self.reply(
@@ -338,14 +347,18 @@ fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErro
 /// valid name or value holds a NUL, and one that did would change the
 /// count, so it is refused rather than read as another field.
 fn header_map(count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
-    let mut map = HeaderMap::with_capacity(count as usize);
+    // `count` comes from JS: no more room than the string can fill, and
+    // the map's own size limit is an error, not a panic (an op cannot
+    // unwind; a panic would abort the process).
+    let room = (count as usize).min(joined.len() / 2 + 1);
+    let mut map = HeaderMap::try_with_capacity(room).map_err(|_| too_many_headers())?;
     if count == 0 && joined.is_empty() {
         return Ok(map);
     }
     let mut parts = joined.split(|&byte| byte == 0);
     for _ in 0..count {
         let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
-            return Err(nul_in_header());
+            return Err(malformed_header_list());
         };
         let name = HeaderName::from_bytes(name).map_err(|_| {
             JsErrorBox::type_error(format!("invalid header name {:?}", String::from_utf8_lossy(name)))
@@ -353,16 +366,20 @@ fn header_map(count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
         let value = HeaderValue::from_bytes(value)
             .map_err(|_| JsErrorBox::type_error(format!("invalid value for header {name}")))?;
         // append, not insert: repeated headers (set-cookie) are all kept.
-        map.append(name, value);
+        map.try_append(name, value).map_err(|_| too_many_headers())?;
     }
     if parts.next().is_some() {
-        return Err(nul_in_header());
+        return Err(malformed_header_list());
     }
     Ok(map)
 }
 
-fn nul_in_header() -> JsErrorBox {
-    JsErrorBox::type_error("a header name or value contains a NUL character")
+fn malformed_header_list() -> JsErrorBox {
+    JsErrorBox::type_error("malformed response header list: a header name or value contains a NUL character")
+}
+
+fn too_many_headers() -> JsErrorBox {
+    JsErrorBox::range_error("the response has more header fields than the host can hold")
 }
 
 fn build_response(status: u32, headers: HeaderMap, body: ResBody) -> Result<Response<ResBody>, JsErrorBox> {
@@ -448,7 +465,7 @@ pub fn op_fwbench_req_url<'s>(
     state: &mut OpState,
     #[smi] id: u32,
 ) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
-    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.url.as_bytes()))?
+    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.url().as_bytes()))?
 }
 
 /// The request target's path and query (what Node calls `req.url`).
@@ -560,11 +577,15 @@ pub fn op_fwbench_respond_typed_text(
     state: &mut OpState,
     #[smi] id: u32,
     #[smi] status: u32,
-    #[string] content_type: &str,
+    #[string(onebyte)] content_type: Cow<[u8]>,
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
-    let content_type = HeaderValue::from_str(content_type).map_err(|_| {
-        JsErrorBox::type_error(format!("invalid value for header content-type: {content_type:?}"))
+    // Latin-1, as the other respond ops read header values.
+    let content_type = HeaderValue::from_bytes(&content_type).map_err(|_| {
+        JsErrorBox::type_error(format!(
+            "invalid value for header content-type: {:?}",
+            String::from_utf8_lossy(&content_type)
+        ))
     })?;
     let mut response = response_head(status, ResBody::full(Bytes::from(body)))?;
     response
@@ -695,7 +716,7 @@ deno_core::extension!(
 pub fn extension(shared: Rc<WorkerShared>) -> deno_core::Extension {
     const SERVE: &str = "ext:fwbench_adapter/serve.js";
     let mut ext = fwbench_adapter::init(shared);
-    ext.esm_files = std::borrow::Cow::Owned(vec![crate::engine::embedded_source(
+    ext.esm_files = Cow::Owned(vec![crate::engine::embedded_source(
         SERVE,
         include_str!("../../js/runtime/serve.js"),
     )]);
@@ -732,6 +753,9 @@ mod tests {
         assert!(header_map(0, b"x-a\0one").is_err());
         assert!(header_map(1, b"bad name\0one").is_err());
         assert!(header_map(1, b"x-a\0line\r\nbreak").is_err());
+        // A count far past what the string holds is an error, not a huge
+        // allocation or a panic.
+        assert!(header_map(u32::MAX, b"x-a\0one").is_err());
     }
 
     #[test]
@@ -739,7 +763,7 @@ mod tests {
         let (reply, _) = oneshot::channel();
         let url = full_url("127.0.0.1:8080", "/user/7?x=1");
         let slot = Slot::new(Method::GET, url, HeaderMap::new(), None, reply);
-        assert_eq!(slot.url, "http://127.0.0.1:8080/user/7?x=1");
+        assert_eq!(slot.url(), "http://127.0.0.1:8080/user/7?x=1");
         assert_eq!(slot.path(), "/user/7?x=1");
     }
 }

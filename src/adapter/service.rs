@@ -10,9 +10,9 @@ use hyper::body::{Body, Incoming};
 use super::body::ResBody;
 use super::bridge::{full_url, plain_response, Slot, WorkerShared};
 
-/// Removes a request from the table if the service future is dropped (the
-/// client disconnected) or gives up, so a handler that never settles cannot
-/// leak its slot.
+/// Removes a request from the table when the service future is dropped
+/// (the client disconnected), so an answer nobody waits for does not keep
+/// its slot.
 struct Forget<'a>(&'a WorkerShared, u32);
 
 impl Drop for Forget<'_> {
@@ -39,20 +39,41 @@ fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str) -> Option<&
     plain.then(|| host.to_str().ok()).flatten()
 }
 
-/// Whether `host` holds only what RFC 3986 allows in a host and port
-/// (letters, digits, `-._~`, sub-delims, `:`, `[]` for IPv6, `%` for
-/// escapes): nothing that ends the authority (`/?#`), adds userinfo (`@`)
-/// or is not ASCII. Whether the name itself is valid is the URL parser's
-/// question, in JS. A byte test, not `Authority::parse`, because it runs on
-/// every request.
+/// Whether `host` is a plain `host[:port]`: a name (letters, digits,
+/// `-._~` and sub-delims) or a bracketed IPv6 address, then at most a
+/// `:` and 1 to 5 digits. Nothing that ends the authority (`/?#`), adds
+/// userinfo (`@`) or is not ASCII. Whether the name itself is valid is the
+/// URL parser's question, in JS. Byte tests, not `Authority::parse`,
+/// because this runs on every request.
 fn is_plain_host(host: &[u8]) -> bool {
-    !host.is_empty() && host.iter().all(|&b| HOST_BYTES[usize::from(b)])
+    let (name, port) = match host.first() {
+        Some(b'[') => match host.iter().position(|&b| b == b']') {
+            Some(end) => (&host[1..end], &host[end + 1..]),
+            None => return false,
+        },
+        _ => match host.iter().position(|&b| b == b':') {
+            Some(colon) => host.split_at(colon),
+            None => (host, &[][..]),
+        },
+    };
+    let bracketed = host.first() == Some(&b'[');
+    let name_ok = !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| NAME_BYTES[usize::from(b)] || (bracketed && (b == b':' || b == b'.')));
+    let port_ok = match port {
+        [] => true,
+        [b':', digits @ ..] => (1..=5).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    name_ok && port_ok
 }
 
-/// The bytes [`is_plain_host`] allows, as a table.
-const HOST_BYTES: [bool; 256] = {
+/// The bytes a host name may hold, as a table (an IPv6 address in
+/// brackets also holds `:`).
+const NAME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
-    let allowed = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-._~!$&'()*+,;=:[]%";
+    let allowed = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-._~!$&'()*+,;=";
     let mut i = 0;
     while i < allowed.len() {
         table[allowed[i] as usize] = true;
@@ -96,7 +117,7 @@ pub async fn handle(
     Ok(rx.await.unwrap_or_else(|_| {
         plain_response(
             StatusCode::SERVICE_UNAVAILABLE,
-            "the JS runtime was restarted while handling this request",
+            "the worker stopped while handling this request",
         )
     }))
 }
@@ -129,7 +150,10 @@ mod tests {
 
     #[test]
     fn a_host_that_could_rewrite_the_path_is_refused() {
-        for host in ["a/admin?", "a#", "a b", "user@a", "a\\b", "", "h\u{e9}"] {
+        for host in [
+            "a/admin?", "a#", "a b", "user@a", "a\\b", "", "h\u{e9}", "a:b", "a:1:2", "[x", "]", ":80", "a:",
+            "a:123456", "%zz", "[::1]x", "[::1]:8a",
+        ] {
             assert_eq!(authority(&parts(&[host]), "listener:1"), None, "{host:?}");
         }
         assert_eq!(authority(&parts(&["a", "b"]), "listener:1"), None);

@@ -259,10 +259,16 @@ pub fn run(
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of
         // its tasks is woken, and a poll of the JS event loop per
-        // connection wake-up is not free. Both end with the LocalSet.
-        tokio::task::spawn_local(expire_handlers(shared.clone()));
+        // connection wake-up is not free (polling a task's handle is).
+        // Neither ends on its own: if one does, it panicked, and a worker
+        // that would accept requests nobody answers must stop instead.
+        let sweep = tokio::task::spawn_local(expire_handlers(shared.clone()));
         let driven = shared.clone();
-        tokio::task::spawn_local(async move { drive(driver, &spec, driven).await });
-        connections::serve(listener, &config, shutdown, make_service).await;
+        let driver = tokio::task::spawn_local(async move { drive(driver, &spec, driven).await });
+        tokio::select! {
+            () = connections::serve(listener, &config, shutdown, make_service) => {}
+            ended = driver => eprintln!("fwbench: the worker's JS driver stopped ({ended:?}); the worker stops"),
+            ended = sweep => eprintln!("fwbench: the worker's timeout sweep stopped ({ended:?}); the worker stops"),
+        }
     });
 }

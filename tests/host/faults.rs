@@ -53,6 +53,18 @@ fn a_handler_that_never_settles_gets_504() {
 }
 
 #[test]
+fn a_handler_that_answers_just_inside_the_timeout_is_not_cut_off() {
+    // The timeout is a sweep in ticks of an eighth of it: a request that
+    // arrives just before a tick must still get the whole limit.
+    let server = faults(&["--handler-timeout", "1s"]);
+    for _ in 0..3 {
+        let response = server.get("/slow-but-in-time");
+        assert_eq!(response.status, 200, "{}", server.stderr());
+        assert_eq!(response.text(), "in time");
+    }
+}
+
+#[test]
 fn a_runaway_loop_is_interrupted_and_the_worker_recovers() {
     let server = faults(&["--cpu-limit", "200ms"]);
     let response = server.get("/loop");

@@ -16,10 +16,11 @@
 // - createServer()/Server: listen() opens no socket; it registers the
 //   server with the host (host.js registerNodeServer) and emits
 //   'listening'.
-// - dispatchNode(handler, hostRequest) runs one request through a
-//   listener and resolves with {status, headers, body} once res.end() is
-//   called. The host's adapter calls it; serverHandler(server) gives the
-//   listener of a Server. Both are handed to the adapter (host.js
+// - runNode(handler, hostRequest, done, failed) runs one request through
+//   a listener and calls done({status, headers, body}) once res.end() is
+//   called; the host's adapter calls it. dispatchNode is the same as a
+//   promise (for tests and tools); serverHandler(server) gives the
+//   listener of a Server. They are handed to the adapter (host.js
 //   provideNodeBridge) once this module is loaded.
 //
 // Both constructors are function-style like Node's, so frameworks can call
