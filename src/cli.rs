@@ -257,9 +257,9 @@ pub struct ServeArgs {
     /// the app (top-level await, an app's ready()) must finish within it too.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub handler_timeout: Duration,
-    /// Interrupt JS that runs this long without returning: a call or one turn
-    /// of the event loop, idle waiting excluded (answered 500; at load, a
-    /// load error).
+    /// Interrupt JS that uses this much CPU time without returning: a call or
+    /// one turn of the event loop, idle waiting excluded, time spent waiting
+    /// for a busy CPU excluded (answered 500; at load, a load error).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub cpu_limit: Duration,
     /// Heap limit per JS runtime in MiB; past it the runtime is interrupted
