@@ -29,3 +29,4 @@ pub mod report;
 pub mod scenario;
 pub mod serve;
 pub mod sweep;
+mod thread_cpu;

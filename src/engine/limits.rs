@@ -30,6 +30,8 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8::IsolateHandle;
 
+use crate::thread_cpu::ThreadCpuClock;
+
 /// Why JS execution was interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interrupt {
@@ -56,32 +58,6 @@ impl Shared {
     fn now(&self) -> u64 {
         // +1 so that 0 always means "not in JS".
         self.epoch.elapsed().as_nanos() as u64 + 1
-    }
-}
-
-/// The CPU time one thread has used, readable from any other thread.
-#[derive(Clone, Copy)]
-struct ThreadCpuClock(libc::clockid_t);
-
-impl ThreadCpuClock {
-    /// The calling thread's clock, if the system gives one out.
-    fn of_current_thread() -> Option<Self> {
-        let mut clock: libc::clockid_t = 0;
-        // SAFETY: pthread_self() is the calling thread, alive for the call;
-        // `clock` is a valid place for the result.
-        let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
-        (status == 0).then_some(Self(clock))
-    }
-
-    /// CPU time used so far; `None` once the thread has exited.
-    fn read(self) -> Option<Duration> {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `now` is a valid timespec to write into.
-        let status = unsafe { libc::clock_gettime(self.0, &mut now) };
-        (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
     }
 }
 
@@ -152,7 +128,8 @@ impl Watchdog {
                 while !watcher.stop.load(Ordering::Acquire) {
                     thread::park_timeout(tick);
                     let entered_at = watcher.entered_at.load(Ordering::Acquire);
-                    let Some(now) = worker_time().filter(|_| entered_at != 0) else {
+                    let now = if entered_at == 0 { None } else { worker_time() };
+                    let Some(now) = now else {
                         seen = None;
                         continue;
                     };

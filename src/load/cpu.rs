@@ -8,19 +8,11 @@ raised when `-c` needs it.
 
 use std::time::Duration;
 
+use crate::thread_cpu::ThreadCpuClock;
+
 /// CPU time consumed so far by the calling thread.
 pub(crate) fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a
-    // constant the platform defines.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    ThreadCpuClock::CALLING_THREAD.read().unwrap_or(Duration::ZERO)
 }
 
 /// The whole process's usage so far.
