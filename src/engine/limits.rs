@@ -23,6 +23,7 @@
 //! tick, from the first tick that sees a stretch of JS, so it fires no
 //! sooner than the limit and at most two ticks (a tenth of it) past.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -42,29 +43,23 @@ pub enum Interrupt {
 }
 
 struct Shared {
-    /// Nanoseconds since `epoch` at which the worker entered JS, or 0.
-    entered_at: AtomicU64,
+    /// The number of the stretch of JS the worker is in, or 0 outside JS.
+    /// A count, not a time stamp: the watchdog measures a stretch from when
+    /// it first sees it, so entering JS (once per request) reads no clock.
+    stretch: AtomicU64,
     fired_time: AtomicBool,
     fired_heap: AtomicBool,
     stop: AtomicBool,
-    epoch: Instant,
     /// Interrupts the JS running on the worker (the isolate's
     /// `terminate_execution`).
     terminate: Box<dyn Fn() + Send + Sync>,
     limit: Duration,
 }
 
-impl Shared {
-    fn now(&self) -> u64 {
-        // +1 so that 0 always means "not in JS".
-        self.epoch.elapsed().as_nanos() as u64 + 1
-    }
-}
-
 /// How far the worker is into the stretch of JS the watchdog last saw.
 struct Stretch {
-    /// Its `entered_at` stamp.
-    entered_at: u64,
+    /// Its number.
+    number: u64,
     /// The worker's CPU time (or, with no CPU clock, the wall time) when
     /// the watchdog first saw it.
     first_seen: Duration,
@@ -73,6 +68,8 @@ struct Stretch {
 /// Watches one isolate; dropping it stops the watchdog thread.
 pub struct Watchdog {
     shared: Arc<Shared>,
+    /// Stretches of JS entered so far (only the worker thread enters).
+    stretches: Cell<u64>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
@@ -81,7 +78,7 @@ pub struct InJs<'a>(&'a Shared);
 
 impl Drop for InJs<'_> {
     fn drop(&mut self) {
-        self.0.entered_at.store(0, Ordering::Release);
+        self.0.stretch.store(0, Ordering::Release);
     }
 }
 
@@ -102,16 +99,16 @@ impl Watchdog {
     /// execution would be terminated.
     fn start_with(terminate: Box<dyn Fn() + Send + Sync>, limit: Duration) -> Self {
         let shared = Arc::new(Shared {
-            entered_at: AtomicU64::new(0),
+            stretch: AtomicU64::new(0),
             fired_time: AtomicBool::new(false),
             fired_heap: AtomicBool::new(false),
             stop: AtomicBool::new(false),
-            epoch: Instant::now(),
             terminate,
             limit,
         });
         let watcher = shared.clone();
         let cpu_clock = ThreadCpuClock::of_current_thread();
+        let epoch = Instant::now();
         // Checking a few times per limit keeps the overshoot small without
         // waking up often: at the default 2 s limit, every 100 ms.
         let tick = (limit / 20).clamp(Duration::from_millis(5), Duration::from_millis(100));
@@ -122,19 +119,19 @@ impl Watchdog {
                 // system gives no CPU clock, the wall time.
                 let worker_time = || match cpu_clock {
                     Some(clock) => clock.read(),
-                    None => Some(watcher.epoch.elapsed()),
+                    None => Some(epoch.elapsed()),
                 };
                 let mut seen: Option<Stretch> = None;
                 while !watcher.stop.load(Ordering::Acquire) {
                     thread::park_timeout(tick);
-                    let entered_at = watcher.entered_at.load(Ordering::Acquire);
-                    let now = if entered_at == 0 { None } else { worker_time() };
+                    let number = watcher.stretch.load(Ordering::Acquire);
+                    let now = if number == 0 { None } else { worker_time() };
                     let Some(now) = now else {
                         seen = None;
                         continue;
                     };
                     match &seen {
-                        Some(stretch) if stretch.entered_at == entered_at => {
+                        Some(stretch) if stretch.number == number => {
                             if now.saturating_sub(stretch.first_seen) > watcher.limit
                                 && !watcher.fired_time.swap(true, Ordering::AcqRel)
                             {
@@ -143,7 +140,7 @@ impl Watchdog {
                         }
                         _ => {
                             seen = Some(Stretch {
-                                entered_at,
+                                number,
                                 first_seen: now,
                             })
                         }
@@ -153,6 +150,7 @@ impl Watchdog {
             .expect("spawn watchdog thread");
         Self {
             shared,
+            stretches: Cell::new(0),
             thread: Some(thread),
         }
     }
@@ -164,7 +162,10 @@ impl Watchdog {
 
     /// Marks the start of a stretch of JS execution.
     pub fn enter(&self) -> InJs<'_> {
-        self.shared.entered_at.store(self.shared.now(), Ordering::Release);
+        // Never 0, which means "not in JS".
+        let number = self.stretches.get().wrapping_add(1).max(1);
+        self.stretches.set(number);
+        self.shared.stretch.store(number, Ordering::Release);
         InJs(&self.shared)
     }
 
