@@ -30,7 +30,57 @@ struct Driver {
     // Field order matters: the handle into the isolate must go before the
     // engine disposes of it.
     handle: v8::Global<v8::Function>,
+    methods: MethodNames,
     engine: Engine,
+}
+
+/// The standard request methods' names as internalized JS strings, made
+/// once per runtime. A fresh string per request cost an allocation, and a
+/// router's `routes[method]` lookup wants an internalized key (a fresh one
+/// is hashed and looked up first): on V8, 0.8 % of a bare app's
+/// instructions per request, 3 % of hono's, 2 % of fastify's.
+struct MethodNames(Vec<(http::Method, v8::Global<v8::String>)>);
+
+impl MethodNames {
+    fn new(scope: &mut v8::PinScope) -> Self {
+        use http::Method;
+        let standard = [
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::DELETE,
+            Method::HEAD,
+            Method::OPTIONS,
+            Method::PATCH,
+            Method::CONNECT,
+            Method::TRACE,
+        ];
+        let names = standard
+            .into_iter()
+            .filter_map(|method| {
+                let name = v8::String::new_from_one_byte(
+                    scope,
+                    method.as_str().as_bytes(),
+                    v8::NewStringType::Internalized,
+                )?;
+                Some((method, v8::Global::new(scope, name)))
+            })
+            .collect();
+        Self(names)
+    }
+
+    /// `method`'s name as a JS string: the cached one, or a new string for
+    /// an extension method.
+    fn get<'s>(
+        &self,
+        scope: &mut v8::PinScope<'s, '_>,
+        method: &http::Method,
+    ) -> Option<v8::Local<'s, v8::String>> {
+        match self.0.iter().find(|(standard, _)| standard == method) {
+            Some((_, name)) => Some(v8::Local::new(scope, name)),
+            None => v8::String::new(scope, method.as_str()),
+        }
+    }
 }
 
 /// Why the driver stopped serving.
@@ -67,7 +117,19 @@ async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driv
         deno_core::scope!(scope, runtime);
         v8::Local::new(scope, kind).to_rust_string_lossy(scope)
     };
-    Ok((Driver { engine, handle }, kind))
+    let methods = {
+        let runtime = engine.runtime();
+        deno_core::scope!(scope, runtime);
+        MethodNames::new(scope)
+    };
+    Ok((
+        Driver {
+            engine,
+            handle,
+            methods,
+        },
+        kind,
+    ))
 }
 
 impl Driver {
@@ -90,7 +152,7 @@ impl Driver {
             v8::tc_scope!(let tc, scope);
             let args: [v8::Local<v8::Value>; 3] = [
                 v8::Integer::new_from_unsigned(tc, id).into(),
-                v8::String::new(tc, method.as_str()).expect("short string").into(),
+                self.methods.get(tc, &method).expect("short string").into(),
                 v8::Boolean::new(tc, has_body).into(),
             ];
             let returned = {

@@ -39,6 +39,19 @@ fn request_method_url_headers_and_body_reach_js() {
 }
 
 #[test]
+fn standard_and_extension_methods_reach_js_by_name() {
+    let server = Server::start(&fixture("echo/app.js"), &[]);
+    // The standard names are cached strings, an extension one is made per
+    // request: both must read the same in JS, request after request.
+    for method in ["GET", "DELETE", "PURGE", "PATCH", "MKCOL", "GET"] {
+        let response = server.request(method, "/echo", &[], None);
+        assert_eq!(response.status, 200, "{method}: {}", response.text());
+        let echo: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
+        assert_eq!(echo["method"], method);
+    }
+}
+
+#[test]
 fn the_request_can_be_cloned_and_rewrapped() {
     let server = Server::start(&fixture("echo/app.js"), &[]);
     let response = server.request("PUT", "/clone?x=1", &[("x-one", "1")], Some(b"twice"));
