@@ -480,7 +480,9 @@ pub fn op_fwbench_req_path<'s>(
 
 /// The request's headers as one flat list, `[name, value, name, value,
 /// …]`, repeated headers kept, values as Latin-1 (a ByteString, as the
-/// Fetch standard and Node read them).
+/// Fetch standard and Node read them). Names are internalized strings:
+/// apps use them as property keys (node's `req.headers[name]`), and a
+/// fresh string is internalized at every keyed access instead of once.
 #[op2]
 pub fn op_fwbench_req_headers<'s>(
     scope: &mut v8::PinScope<'s, '_>,
@@ -490,7 +492,13 @@ pub fn op_fwbench_req_headers<'s>(
     shared(state).with_slot(id, |slot| {
         let mut flat = Vec::with_capacity(slot.headers.len() * 2);
         for (name, value) in &slot.headers {
-            flat.push(one_byte_string(scope, name.as_str().as_bytes())?.into());
+            let name = v8::String::new_from_one_byte(
+                scope,
+                name.as_str().as_bytes(),
+                v8::NewStringType::Internalized,
+            )
+            .ok_or_else(|| JsErrorBox::range_error("a header name is too long for a JS string"))?;
+            flat.push(name.into());
             flat.push(one_byte_string(scope, value.as_bytes())?.into());
         }
         Ok(v8::Array::new_with_elements(scope, &flat))
