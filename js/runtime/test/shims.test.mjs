@@ -228,8 +228,11 @@ test('http.ServerResponse keeps OutgoingMessage semantics', async () => {
     res.removeHeader('x-b');
     assert.throws(() => res.setHeader('bad header', 'x'), { code: 'ERR_INVALID_HTTP_TOKEN' });
     assert.throws(() => res.setHeader('x-c', 'a\nb'), { code: 'ERR_INVALID_CHAR' });
+    assert.equal(res._header, null);
     res.writeHead(201, { 'Content-Type': 'text/plain' });
     assert.equal(res.headersSent, true);
+    // Node's raw header block, as a logger or compression middleware reads it.
+    assert.equal(res._header, 'HTTP/1.1 201 Created\r\nX-A: 1\r\nX-A: 2\r\nContent-Type: text/plain\r\n\r\n');
     assert.throws(() => res.setHeader('x-late', '1'), { code: 'ERR_HTTP_HEADERS_SENT' });
     res.write('hello ');
     res.end(Buffer.from('world'));
