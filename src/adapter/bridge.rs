@@ -465,7 +465,9 @@ pub fn op_fwbench_req_url<'s>(
     state: &mut OpState,
     #[smi] id: u32,
 ) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
-    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.url().as_bytes()))?
+    shared(state).with_slot(id, |slot| {
+        one_byte_string(scope, slot.url().as_bytes(), v8::NewStringType::Normal)
+    })?
 }
 
 /// The request target's path and query (what Node calls `req.url`).
@@ -475,7 +477,9 @@ pub fn op_fwbench_req_path<'s>(
     state: &mut OpState,
     #[smi] id: u32,
 ) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
-    shared(state).with_slot(id, |slot| one_byte_string(scope, slot.path().as_bytes()))?
+    shared(state).with_slot(id, |slot| {
+        one_byte_string(scope, slot.path().as_bytes(), v8::NewStringType::Normal)
+    })?
 }
 
 /// The request's headers as one flat list, `[name, value, name, value,
@@ -492,25 +496,22 @@ pub fn op_fwbench_req_headers<'s>(
     shared(state).with_slot(id, |slot| {
         let mut flat = Vec::with_capacity(slot.headers.len() * 2);
         for (name, value) in &slot.headers {
-            let name = v8::String::new_from_one_byte(
-                scope,
-                name.as_str().as_bytes(),
-                v8::NewStringType::Internalized,
-            )
-            .ok_or_else(|| JsErrorBox::range_error("a header name is too long for a JS string"))?;
+            let name = one_byte_string(scope, name.as_str().as_bytes(), v8::NewStringType::Internalized)?;
             flat.push(name.into());
-            flat.push(one_byte_string(scope, value.as_bytes())?.into());
+            flat.push(one_byte_string(scope, value.as_bytes(), v8::NewStringType::Normal)?.into());
         }
         Ok(v8::Array::new_with_elements(scope, &flat))
     })?
 }
 
-/// A JS string of Latin-1 `bytes` (URLs and header fields are bytes).
+/// A JS string of Latin-1 `bytes` (URLs and header fields are bytes),
+/// internalized when JS will use it as a property key.
 fn one_byte_string<'s>(
     scope: &mut v8::PinScope<'s, '_>,
     bytes: &[u8],
+    kind: v8::NewStringType,
 ) -> Result<v8::Local<'s, v8::String>, JsErrorBox> {
-    v8::String::new_from_one_byte(scope, bytes, v8::NewStringType::Normal)
+    v8::String::new_from_one_byte(scope, bytes, kind)
         .ok_or_else(|| JsErrorBox::range_error("a request field is too long for a JS string"))
 }
 

@@ -27,7 +27,7 @@ use crate::engine::{Engine, Interrupt};
 
 /// A worker's JS side, ready to serve.
 struct Driver {
-    // Field order matters: the handle into the isolate must go before the
+    // Field order matters: the handles into the isolate must go before the
     // engine disposes of it.
     handle: v8::Global<v8::Function>,
     methods: MethodNames,
