@@ -652,6 +652,42 @@ def per_cpu_second(m):
     return m.rps * m.duration_s / m.server_cpu_s if m.server_cpu_s > 0 else 0.0
 
 
+def paired_ratios(kept, a, b):
+    """a's req/s over b's, round by round, for the rounds that measured both.
+
+    Within a round the runtimes of one app run back to back, so a round's
+    ratio compares two servers under nearly the same conditions; on a
+    shared machine whose speed drifts by tens of percent from one minute
+    to the next, that is steadier than a ratio of medians taken over the
+    whole run."""
+    by_round = {m.round: m.rps for m in kept.get(b, []) if m.rps > 0}
+    return [m.rps / by_round[m.round] for m in kept.get(a, []) if m.round in by_round]
+
+
+def fmt_paired(ratios):
+    if not ratios:
+        return "-"
+    ahead = sum(1 for r in ratios if r >= 1.0)
+    return f"{median(ratios):.2f}x {min(ratios):.2f}-{max(ratios):.2f} {ahead}/{len(ratios)}"
+
+
+def paired_tables(apps, runtimes, hyper, fwbenches, kept):
+    peers = [r.name for r in runtimes if r.family in ("node", "deno")] + [hyper.name]
+    out = ["req/s ratios paired by round: the median of the per-round ratios, the lowest-"
+           "highest, and in how many rounds the fwbench build served at least as many"]
+    for fw in fwbenches:
+        rows = []
+        for app in apps:
+            for path in app.paths:
+                row = [app.name, path.name]
+                for peer in peers:
+                    other = (HYPER_APP if peer == hyper.name else app.name, path.name, peer)
+                    row.append(fmt_paired(paired_ratios(kept, (app.name, path.name, fw.name), other)))
+                rows.append(row)
+        out.append(table(["app", "path"] + [f"{fw.label}/{peer}" for peer in peers], rows))
+    return "\n".join(out)
+
+
 def report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings):
     names = [r.name for r in runtimes]
     out = []
@@ -699,6 +735,9 @@ def report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings)
         "requests per CPU-second of the server (req/s x seconds / the server's CPU-seconds), "
         "median: the same comparison with the CPU that other work took from the server taken "
         "out (meaningful where the server, not wrk, is the bottleneck; native hyper is not)")
+
+    out.append("")
+    out.append(paired_tables(apps, runtimes, hyper, fwbenches, kept))
 
     out.append("")
     out.append("mw vs hello: (mw - hello) / hello, from the req/s medians")
