@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -615,11 +615,67 @@ def run_rounds(apps, runtimes, hyper, settings, ports, failures, raw):
                           f"{runtime.name:<16} {status}", file=sys.stderr)
                     if m.failure or not m.disturbed:
                         break
-                good = [a for a in attempts if not a.failure]
-                if good:
-                    best = min(good, key=lambda a: a.others_cpu_s + a.steal_s)
+                best = least_disturbed(attempts)
+                if best:
                     kept.setdefault((name, path.name, runtime.name), []).append(best)
     return kept
+
+
+def least_disturbed(attempts):
+    """The attempt a round keeps: of those that did not fail, the one with
+    the least other processes' CPU plus steal time (None if all failed)."""
+    good = [a for a in attempts if not a.failure]
+    return min(good, key=lambda a: a.others_cpu_s + a.steal_s) if good else None
+
+
+def read_measurements(path):
+    """Every measurement of an earlier run's CSV (columns it lacks keep
+    their defaults: older runs did not record steal time)."""
+    kinds = {f.name: f.type for f in fields(Measurement)}
+    measurements = []
+    with open(path, newline="") as file:
+        for row in csv.DictReader(file):
+            values = {}
+            for name, text in row.items():
+                kind = kinds.get(name)
+                if kind is None or text is None:
+                    continue
+                values[name] = text == "True" if kind is bool else kind(text)
+            measurements.append(Measurement(**values))
+    return measurements
+
+
+def report_from_csv(path, settings):
+    """The tables of an earlier run, from its CSV, with this script's
+    current report: a new section (such as the paired ratios) can be read
+    off runs made before it existed. Start-up times are not in the CSV."""
+    try:
+        measurements = read_measurements(path)
+    except (OSError, ValueError, TypeError) as e:
+        sys.exit(f"{path}: not a CSV of this benchmark's measurements ({e})")
+    if not measurements:
+        sys.exit(f"{path}: no measurements")
+    attempts = {}
+    for m in measurements:
+        attempts.setdefault((m.app, m.path, m.runtime, m.round), []).append(m)
+    kept, failures = {}, {}
+    for (app, path_name, runtime, _), tries in sorted(attempts.items(), key=lambda kv: kv[0][3]):
+        best = least_disturbed(tries)
+        if best:
+            kept.setdefault((app, path_name, runtime), []).append(best)
+        else:
+            failures[(app, path_name, runtime)] = tries[-1].failure
+    seen = {m.runtime for m in measurements}
+    fwbenches = [Runtime(n, "fwbench", "", n.removeprefix("fwbench-"))
+                 for n in sorted(seen) if n.startswith("fwbench-")]
+    runtimes = fwbenches + [Runtime(n, n, "") for n in ("node", "deno") if n in seen]
+    apps = [a for name, a in APPS.items() if any(m.app == name for m in measurements)]
+    settings.rounds = max(m.round for m in measurements)
+    settings.duration_s = median([m.duration_s for m in measurements if not m.failure]) or 0
+    body = report(apps, runtimes, Runtime("hyper", "hyper", ""), fwbenches, kept, {},
+                  failures, settings)
+    summary = load_summary([m.__dict__ for m in measurements])
+    return f"re-read from {path} by: {' '.join(shlex.quote(a) for a in sys.argv)}\n{summary}\n\n{body}\n"
 
 
 # --- the report -----------------------------------------------------------
@@ -763,20 +819,21 @@ def report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings)
                 "req/s medians (the percentage above also depends on each runtime's hello)",
                 lambda h, m: f"{1e6 / m - 1e6 / h:+.1f}us")
 
-    out.append("")
-    out.append(f"start-up: process start to first 200 on GET /, ms, median (min-max) of "
-               f"{settings.starts} starts, server pinned to CPU {settings.server_cpu}")
-    rows = []
-    for app in apps + [None]:
-        name = app.name if app else HYPER_APP
-        row = [name, ""]
-        for n in (names if app else [hyper.name]):
-            t = startups.get((name, n), [])
-            row.append(f"{median(t):.0f} ({min(t):.0f}-{max(t):.0f})" if t else "-")
-        if app is None:
-            row += [""] * (len(names) - 1)
-        rows.append(row)
-    out.append(table(["app", ""] + names, rows))
+    if startups:  # none when re-reading a CSV
+        out.append("")
+        out.append(f"start-up: process start to first 200 on GET /, ms, median (min-max) of "
+                   f"{settings.starts} starts, server pinned to CPU {settings.server_cpu}")
+        rows = []
+        for app in apps + [None]:
+            name = app.name if app else HYPER_APP
+            row = [name, ""]
+            for n in (names if app else [hyper.name]):
+                t = startups.get((name, n), [])
+                row.append(f"{median(t):.0f} ({min(t):.0f}-{max(t):.0f})" if t else "-")
+            if app is None:
+                row += [""] * (len(names) - 1)
+            rows.append(row)
+        out.append(table(["app", ""] + names, rows))
 
     if failures:
         out.append("")
@@ -881,6 +938,9 @@ def main():
     parser.add_argument("--check", action="store_true", help="only start and validate every app")
     parser.add_argument("--note", default="", help="a line about the conditions, for the result file")
     parser.add_argument("--out", help="result file (default benches/results/<date>-runtimes.txt)")
+    parser.add_argument("--from-csv", metavar="CSV",
+                        help="measure nothing: print the tables of an earlier run from its CSV "
+                             "(and write them to --out if given)")
     args = parser.parse_args()
 
     unknown = [a for a in args.apps.split(",") if a not in APPS]
@@ -888,12 +948,19 @@ def main():
         parser.error(f"unknown app(s) {', '.join(unknown)}; known: {', '.join(APPS)}")
     apps = [APPS[a] for a in args.apps.split(",")]
 
-    ensure_tools()
     settings = Settings(args.rounds, max(1, round(parse_seconds(args.duration))),
                         round(parse_seconds(args.warmup)),
                         args.connections, args.starts, args.max_others, args.max_steal,
                         parse_seconds(args.max_wait), args.retries,
                         args.server_cpu, args.client_cpu, args.port)
+    if args.from_csv:
+        text = report_from_csv(args.from_csv, settings)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text)
+        return
+
+    ensure_tools()
     settings.cache = cache_dir()
     node, deno = install_runtimes(settings.cache)
     fwbenches = [Runtime(f"fwbench-{label}", "fwbench", path, label) for label, path in fwbench_binaries()]
