@@ -222,20 +222,24 @@ proto.removeHeader = function removeHeader(name) {
   if (this[kOutHeaders]) delete this[kOutHeaders][key];
 };
 
-/** Appends [name, value] pairs for one header field (arrays become repeated fields). */
-function pushHeader(pairs, name, value) {
-  validateHeaderName(name);
+/**
+ * Appends [name, value] pairs for one header field (arrays become repeated
+ * fields). `validate` is false for the entries of kOutHeaders, which
+ * setHeader() and appendHeader() checked already (as Node skips them too).
+ */
+function pushHeader(pairs, name, value, validate) {
+  if (validate) validateHeaderName(name);
   if (Array.isArray(value)) {
     if (value.length < 2 || name.toLowerCase() !== 'cookie') {
       for (const item of value) {
-        validateHeaderValue(name, item);
+        if (validate) validateHeaderValue(name, item);
         pairs.push([name, `${item}`]);
       }
       return;
     }
     value = value.join('; ');
   }
-  validateHeaderValue(name, value);
+  if (validate) validateHeaderValue(name, value);
   pairs.push([name, `${value}`]);
 }
 
@@ -243,18 +247,18 @@ function pushHeader(pairs, name, value) {
 proto._storeHeader = function _storeHeader(firstLine, headers) {
   const pairs = [];
   if (headers === this[kOutHeaders]) {
-    if (headers) for (const key in headers) pushHeader(pairs, headers[key][0], headers[key][1]);
+    if (headers) for (const key in headers) pushHeader(pairs, headers[key][0], headers[key][1], false);
   } else if (Array.isArray(headers)) {
     if (headers.length && Array.isArray(headers[0])) {
-      for (const entry of headers) pushHeader(pairs, entry[0], entry[1]);
+      for (const entry of headers) pushHeader(pairs, entry[0], entry[1], true);
     } else {
       if (headers.length % 2 !== 0) {
         throw nodeError('ERR_INVALID_ARG_VALUE', "The argument 'headers' is invalid.", TypeError);
       }
-      for (let n = 0; n < headers.length; n += 2) pushHeader(pairs, headers[n], headers[n + 1]);
+      for (let n = 0; n < headers.length; n += 2) pushHeader(pairs, headers[n], headers[n + 1], true);
     }
   } else if (headers) {
-    for (const key of Object.keys(headers)) pushHeader(pairs, key, headers[key]);
+    for (const key of Object.keys(headers)) pushHeader(pairs, key, headers[key], true);
   }
   // Node adds Content-Length when it knows the length (end(chunk) before
   // any header was sent, or a framework set _contentLength) and the app set

@@ -120,6 +120,34 @@ test('url: legacy parse as node:url, WHATWG helpers', () => {
   assert.equal(url.format(new URL('http://u:p@h/x?y#z'), { auth: false, fragment: false }), 'http://h/x?y');
 });
 
+test('Buffer: small Buffers are slices of one shared pool, as in Node', () => {
+  const { Buffer } = buffer;
+  const a = Buffer.from('abc');
+  const b = Buffer.from('d\u00e9f');
+  const c = Buffer.allocUnsafe(10);
+  // Node pools these too.
+  assert.equal(globalThis.Buffer.from('abc').buffer, globalThis.Buffer.from('def').buffer);
+  assert.equal(a.buffer, b.buffer);
+  assert.equal(b.buffer, c.buffer);
+  assert.equal(a.buffer.byteLength, Buffer.poolSize);
+  assert.equal(b.byteOffset % 8, 0, 'slices start 8-byte aligned');
+  assert.equal(b.length, 4);
+  a.fill(0x7a);
+  c.fill(0x7a);
+  assert.equal(b.toString(), 'd\u00e9f', 'writing one slice leaves the others alone');
+  assert.equal(Buffer.concat([a, b]).toString(), 'zzzd\u00e9f');
+  // Half a pool or more gets its own memory, as in Node.
+  const big = Buffer.from('x'.repeat(Buffer.poolSize / 2));
+  assert.notEqual(big.buffer, a.buffer);
+  assert.equal(big.byteOffset, 0);
+  // A full pool is replaced; earlier slices keep their bytes.
+  const many = Array.from({ length: 1000 }, (_, n) => Buffer.from(`#${n}`));
+  assert.deepEqual(many.map(String), Array.from({ length: 1000 }, (_, n) => `#${n}`));
+  assert.equal(Buffer.from('').length, 0);
+  assert.throws(() => Buffer.allocUnsafe(-1), RangeError);
+  assert.throws(() => Buffer.allocUnsafe('1'), TypeError);
+});
+
 test('Buffer: UTF-8 through the platform codec, base64url, Node semantics', () => {
   const { Buffer } = buffer;
   const s = 'héllo wörld 😀 \uFEFFbom';
