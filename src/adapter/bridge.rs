@@ -138,7 +138,24 @@ pub struct WorkerShared {
     heap_exhausted: Cell<bool>,
     /// The handler-timeout sweep's clock, in ticks.
     tick: Cell<u32>,
+    /// Emptied request header maps, for responses. hyper parses a
+    /// connection's next request into the header map of the response
+    /// before it, so handing it request maps back closes the loop: no
+    /// header map is allocated or freed per request.
+    spare_headers: RefCell<Vec<HeaderMap>>,
+    /// The last `content-type` value the typed-text respond op made: an
+    /// app answers most requests with the same one, and a clone shares
+    /// its bytes where parsing would copy them.
+    last_content_type: RefCell<Option<HeaderValue>>,
 }
+
+/// Spare header maps kept at most (more are freed): one per request in
+/// flight would be plenty, and most of the time one is in use.
+const SPARE_HEADER_MAPS: usize = 16;
+
+/// The largest spare header map kept, in fields: a request with many
+/// headers does not leave its large map behind for every later response.
+const SPARE_HEADER_MAP_CAPACITY: usize = 64;
 
 /// The JS functions serve.js registers at bootstrap.
 pub struct BridgeFns {
@@ -160,7 +177,40 @@ impl WorkerShared {
             streams: RefCell::default(),
             heap_exhausted: Cell::new(false),
             tick: Cell::new(0),
+            spare_headers: RefCell::default(),
+            last_content_type: RefCell::default(),
         })
+    }
+
+    /// An empty header map for a response, a recycled one when at hand.
+    pub fn response_headers(&self) -> HeaderMap {
+        self.spare_headers.borrow_mut().pop().unwrap_or_default()
+    }
+
+    /// Keeps a request's header map, emptied, for a later response.
+    fn recycle_headers(&self, mut headers: HeaderMap) {
+        let mut spare = self.spare_headers.borrow_mut();
+        if spare.len() < SPARE_HEADER_MAPS && headers.capacity() <= SPARE_HEADER_MAP_CAPACITY {
+            headers.clear();
+            spare.push(headers);
+        }
+    }
+
+    /// The `content-type` header value of Latin-1 `bytes`, shared with the
+    /// previous response's when it is the same.
+    fn content_type_value(&self, bytes: &[u8]) -> Result<HeaderValue, JsErrorBox> {
+        let mut last = self.last_content_type.borrow_mut();
+        if let Some(value) = last.as_ref().filter(|value| value.as_bytes() == bytes) {
+            return Ok(value.clone());
+        }
+        let value = HeaderValue::from_bytes(bytes).map_err(|_| {
+            JsErrorBox::type_error(format!(
+                "invalid value for header content-type: {:?}",
+                String::from_utf8_lossy(bytes)
+            ))
+        })?;
+        *last = Some(value.clone());
+        Ok(value)
     }
 
     /// Whether a handler ran out of heap since the last call (the runtime
@@ -251,11 +301,13 @@ impl WorkerShared {
 
     /// Sends `response` for request `id` (if anyone still waits for it).
     pub fn reply(&self, id: u32, response: Response<ResBody>) {
-        if let Some(mut slot) = self.slots.borrow_mut().remove(&id) {
-            if let Some(tx) = slot.reply.take() {
-                let _ = tx.send(response);
-            }
+        let Some(mut slot) = self.slots.borrow_mut().remove(&id) else {
+            return;
+        };
+        if let Some(tx) = slot.reply.take() {
+            let _ = tx.send(response);
         }
+        self.recycle_headers(slot.headers);
     }
 
     /// Answers every request in flight with `status` and `message`, e.g.
@@ -346,12 +398,13 @@ fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErro
 /// string crosses into Rust far more cheaply than an array of them). No
 /// valid name or value holds a NUL, and one that did would change the
 /// count, so it is refused rather than read as another field.
-fn header_map(count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
+/// They are added to `map`, which is empty.
+fn header_map(mut map: HeaderMap, count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
     // `count` comes from JS: no more room than the string can fill, and
     // the map's own size limit is an error, not a panic (an op cannot
     // unwind; a panic would abort the process).
     let room = (count as usize).min(joined.len() / 2 + 1);
-    let mut map = HeaderMap::try_with_capacity(room).map_err(|_| too_many_headers())?;
+    map.try_reserve(room).map_err(|_| too_many_headers())?;
     if count == 0 && joined.is_empty() {
         return Ok(map);
     }
@@ -571,7 +624,7 @@ pub fn op_fwbench_respond_text(
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
     let shared = shared(state);
-    let headers = header_map(header_count, &headers)?;
+    let headers = header_map(shared.response_headers(), header_count, &headers)?;
     let response = full_response(&shared, id, status, headers, Bytes::from(body))?;
     shared.reply(id, response);
     Ok(())
@@ -589,18 +642,14 @@ pub fn op_fwbench_respond_typed_text(
     #[string(onebyte)] content_type: Cow<[u8]>,
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
+    let shared = shared(state);
     // Latin-1, as the other respond ops read header values.
-    let content_type = HeaderValue::from_bytes(&content_type).map_err(|_| {
-        JsErrorBox::type_error(format!(
-            "invalid value for header content-type: {:?}",
-            String::from_utf8_lossy(&content_type)
-        ))
-    })?;
+    let content_type = shared.content_type_value(&content_type)?;
     let mut response = response_head(status, ResBody::full(Bytes::from(body)))?;
-    response
-        .headers_mut()
-        .insert(http::header::CONTENT_TYPE, content_type);
-    shared(state).reply(id, response);
+    let mut headers = shared.response_headers();
+    headers.insert(http::header::CONTENT_TYPE, content_type);
+    *response.headers_mut() = headers;
+    shared.reply(id, response);
     Ok(())
 }
 
@@ -615,7 +664,7 @@ pub fn op_fwbench_respond_bytes(
     #[buffer] body: JsBuffer,
 ) -> Result<(), JsErrorBox> {
     let shared = shared(state);
-    let headers = header_map(header_count, &headers)?;
+    let headers = header_map(shared.response_headers(), header_count, &headers)?;
     let response = full_response(&shared, id, status, headers, Bytes::copy_from_slice(&body))?;
     shared.reply(id, response);
     Ok(())
@@ -632,11 +681,11 @@ pub fn op_fwbench_respond_stream(
     header_count: u32,
     #[string(onebyte)] headers: Cow<[u8]>,
 ) -> Result<u32, JsErrorBox> {
-    let headers = header_map(header_count, &headers)?;
+    let shared = shared(state);
+    let headers = header_map(shared.response_headers(), header_count, &headers)?;
     // A few chunks of slack; past that, JS waits for the client.
     let (body, tx) = ResBody::stream(8);
     let response = build_response(status, headers, body)?;
-    let shared = shared(state);
     shared.streams.borrow_mut().insert(id, tx);
     shared.reply(id, response);
     Ok(id)
@@ -746,25 +795,31 @@ mod tests {
 
     #[test]
     fn response_headers_come_joined_by_nul() {
-        let map =
-            header_map(3, b"content-type\0text/plain\0set-cookie\0a=1\0set-cookie\0b=2").expect("valid list");
+        let map = header_map(
+            HeaderMap::new(),
+            3,
+            b"content-type\0text/plain\0set-cookie\0a=1\0set-cookie\0b=2",
+        )
+        .expect("valid list");
         assert_eq!(map["content-type"], "text/plain");
         assert_eq!(map.get_all("set-cookie").iter().count(), 2);
-        assert!(header_map(0, b"").expect("empty list").is_empty());
+        assert!(header_map(HeaderMap::new(), 0, b"")
+            .expect("empty list")
+            .is_empty());
     }
 
     #[test]
     fn a_nul_inside_a_header_value_is_refused_not_read_as_a_field() {
         // The value "one\0x-injected\0two" would add a field if the count
         // were not checked.
-        assert!(header_map(1, b"x-a\0one\0x-injected\0two").is_err());
-        assert!(header_map(2, b"x-a\0one").is_err());
-        assert!(header_map(0, b"x-a\0one").is_err());
-        assert!(header_map(1, b"bad name\0one").is_err());
-        assert!(header_map(1, b"x-a\0line\r\nbreak").is_err());
+        assert!(header_map(HeaderMap::new(), 1, b"x-a\0one\0x-injected\0two").is_err());
+        assert!(header_map(HeaderMap::new(), 2, b"x-a\0one").is_err());
+        assert!(header_map(HeaderMap::new(), 0, b"x-a\0one").is_err());
+        assert!(header_map(HeaderMap::new(), 1, b"bad name\0one").is_err());
+        assert!(header_map(HeaderMap::new(), 1, b"x-a\0line\r\nbreak").is_err());
         // A count far past what the string holds is an error, not a huge
         // allocation or a panic.
-        assert!(header_map(u32::MAX, b"x-a\0one").is_err());
+        assert!(header_map(HeaderMap::new(), u32::MAX, b"x-a\0one").is_err());
     }
 
     #[test]
