@@ -1,6 +1,7 @@
 //! The hyper side of one request: checks, hand-off to the worker's JS
 //! runtime, and the wait for its answer.
 
+use std::cell::RefCell;
 use std::convert::Infallible;
 use std::rc::Rc;
 
@@ -21,12 +22,34 @@ impl Drop for Forget<'_> {
     }
 }
 
+/// The last `Host` a connection's request passed [`is_plain_host`] with: a
+/// client sends the same one on every request of a keep-alive connection,
+/// and comparing bytes is cheaper than checking them again.
+#[derive(Default)]
+pub struct KnownHost(RefCell<Vec<u8>>);
+
+impl KnownHost {
+    fn is_plain(&self, host: &[u8]) -> bool {
+        // Empty until a host passed (and "" is not plain).
+        if !host.is_empty() && *self.0.borrow() == host {
+            return true;
+        }
+        let plain = is_plain_host(host);
+        if plain {
+            let mut known = self.0.borrow_mut();
+            known.clear();
+            known.extend_from_slice(host);
+        }
+        plain
+    }
+}
+
 /// The authority of the URL the app sees: the request target's (absolute
 /// form), else the one `Host` header, else the listener's address. `Host`
 /// must be a plain `host[:port]`: it is spliced in front of the path, so
 /// anything else (`a/admin?`, `a#`, `user@a`, two headers) would let the
 /// client rewrite the path the app routes on. `None`: answer 400.
-fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str) -> Option<&'a str> {
+fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str, known: &KnownHost) -> Option<&'a str> {
     if let Some(authority) = parts.uri.authority() {
         return Some(authority.as_str());
     }
@@ -34,7 +57,7 @@ fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str) -> Option<&
     let Some(host) = hosts.next() else {
         return Some(listener);
     };
-    let plain = is_plain_host(host.as_bytes()) && hosts.next().is_none();
+    let plain = known.is_plain(host.as_bytes()) && hosts.next().is_none();
     // Checked: every byte is ASCII.
     plain.then(|| host.to_str().ok()).flatten()
 }
@@ -87,6 +110,7 @@ pub async fn handle(
     shared: Rc<WorkerShared>,
     request: Request<Incoming>,
     host: Rc<str>,
+    known_host: Rc<KnownHost>,
 ) -> Result<Response<ResBody>, Infallible> {
     let limit = shared.config.max_body_bytes;
     if let Some(length) = request.body().size_hint().exact() {
@@ -98,7 +122,7 @@ pub async fn handle(
         }
     }
     let (parts, body) = request.into_parts();
-    let Some(authority) = authority(&parts, &host) else {
+    let Some(authority) = authority(&parts, &host, &known_host) else {
         return Ok(plain_response(
             StatusCode::BAD_REQUEST,
             "the Host header is not a host[:port]",
@@ -143,9 +167,16 @@ mod tests {
             "[::1]:8080",
             "a-b.c_d~",
         ] {
-            assert_eq!(authority(&parts(&[host]), "listener:1"), Some(host), "{host}");
+            assert_eq!(
+                authority(&parts(&[host]), "listener:1", &KnownHost::default()),
+                Some(host),
+                "{host}"
+            );
         }
-        assert_eq!(authority(&parts(&[]), "127.0.0.1:9"), Some("127.0.0.1:9"));
+        assert_eq!(
+            authority(&parts(&[]), "127.0.0.1:9", &KnownHost::default()),
+            Some("127.0.0.1:9")
+        );
     }
 
     #[test]
@@ -154,8 +185,39 @@ mod tests {
             "a/admin?", "a#", "a b", "user@a", "a\\b", "", "h\u{e9}", "a:b", "a:1:2", "[x", "]", ":80", "a:",
             "a:123456", "%zz", "[::1]x", "[::1]:8a",
         ] {
-            assert_eq!(authority(&parts(&[host]), "listener:1"), None, "{host:?}");
+            assert_eq!(
+                authority(&parts(&[host]), "listener:1", &KnownHost::default()),
+                None,
+                "{host:?}"
+            );
         }
-        assert_eq!(authority(&parts(&["a", "b"]), "listener:1"), None);
+        assert_eq!(
+            authority(&parts(&["a", "b"]), "listener:1", &KnownHost::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_connection_remembers_its_plain_host_and_still_refuses_others() {
+        let known = KnownHost::default();
+        assert_eq!(
+            authority(&parts(&["a.test:80"]), "l:1", &known),
+            Some("a.test:80")
+        );
+        assert_eq!(
+            authority(&parts(&["a.test:80"]), "l:1", &known),
+            Some("a.test:80")
+        );
+        assert_eq!(authority(&parts(&["a/admin?"]), "l:1", &known), None);
+        assert_eq!(
+            authority(&parts(&["a.test:80", "a.test:80"]), "l:1", &known),
+            None
+        );
+        assert_eq!(authority(&parts(&[""]), "l:1", &KnownHost::default()), None);
+        assert_eq!(authority(&parts(&["b.test"]), "l:1", &known), Some("b.test"));
+        assert_eq!(
+            authority(&parts(&["a.test:80"]), "l:1", &known),
+            Some("a.test:80")
+        );
     }
 }

@@ -316,7 +316,10 @@ pub fn run(
         let config = shared.config.clone();
         let make_service = || {
             let (shared, host) = (shared.clone(), host.clone());
-            service_fn(move |request| service::handle(shared.clone(), request, host.clone()))
+            let known_host = Rc::new(service::KnownHost::default());
+            service_fn(move |request| {
+                service::handle(shared.clone(), request, host.clone(), known_host.clone())
+            })
         };
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of
