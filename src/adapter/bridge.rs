@@ -3,7 +3,8 @@
 //!
 //! A request enters the table from the hyper service (`WorkerShared::submit`)
 //! and waits there until JS commits a response through one of the respond
-//! ops, which sends it back to the service over a oneshot channel. Request
+//! ops, which moves the request's slot out and its answer into the answer
+//! table, and wakes the service (`WorkerShared::poll_answer`). Request
 //! ids are never reused, so a late commit (after a 504, or after the client
 //! went away) finds nothing and is dropped. A request JS has not answered
 //! within `--handler-timeout` is answered 504 by a sweep over the table
@@ -23,7 +24,7 @@ use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use tokio::sync::oneshot;
+use std::task::{Context, Poll};
 
 use super::body::{ResBody, StreamSender};
 use super::ServeConfig;
@@ -40,20 +41,19 @@ pub struct Slot {
     pub body: Option<Incoming>,
     /// Body bytes read so far, checked against the limit.
     pub body_read: usize,
-    pub reply: Option<oneshot::Sender<Response<ResBody>>>,
+    /// The service future waiting for the answer, once it has been polled.
+    waiter: Option<Waker>,
     /// The sweep tick it arrived in (see `WorkerShared::expire_handlers`).
     arrived: u32,
 }
 
 impl Slot {
-    /// A request as hyper parsed it, for `url` (from [`full_url`]),
-    /// waiting to be answered on `reply`.
+    /// A request as hyper parsed it, for `url` (from [`full_url`]).
     pub fn new(
         method: Method,
         (url, path_start): (String, usize),
         headers: http::HeaderMap,
         body: Option<Incoming>,
-        reply: oneshot::Sender<Response<ResBody>>,
     ) -> Self {
         Self {
             method,
@@ -62,7 +62,7 @@ impl Slot {
             headers,
             body,
             body_read: 0,
-            reply: Some(reply),
+            waiter: None,
             arrived: 0,
         }
     }
@@ -127,6 +127,10 @@ pub struct WorkerShared {
     /// The port this worker's listener is bound to.
     pub port: Cell<u16>,
     slots: RefCell<IdMap<Slot>>,
+    /// Answers committed but not yet taken by their service future. A
+    /// table and the slot's waker instead of a channel per request: a
+    /// channel is an allocation and atomics, on every request.
+    answers: RefCell<IdMap<Response<ResBody>>>,
     queue: RefCell<VecDeque<u32>>,
     next_id: Cell<u32>,
     driver: RefCell<Option<Waker>>,
@@ -171,6 +175,7 @@ impl WorkerShared {
             config,
             port: Cell::new(0),
             slots: RefCell::default(),
+            answers: RefCell::default(),
             queue: RefCell::default(),
             next_id: Cell::new(1),
             driver: RefCell::default(),
@@ -272,9 +277,32 @@ impl WorkerShared {
         self.slots.borrow().len()
     }
 
-    /// Forgets a request (the service gave up on it, or it was answered).
+    /// Forgets a request and its answer: the service future is gone (the
+    /// client disconnected, or it took the answer).
     pub fn forget(&self, id: u32) {
         self.slots.borrow_mut().remove(&id);
+        self.answers.borrow_mut().remove(&id);
+    }
+
+    /// Request `id`'s answer, once committed; until then the service
+    /// future's waker is kept in the slot. A request with neither slot nor
+    /// answer was dropped unanswered, which only a worker going away does.
+    pub fn poll_answer(&self, id: u32, cx: &mut Context<'_>) -> Poll<Response<ResBody>> {
+        if let Some(response) = self.answers.borrow_mut().remove(&id) {
+            return Poll::Ready(response);
+        }
+        let mut slots = self.slots.borrow_mut();
+        let Some(slot) = slots.get_mut(&id) else {
+            return Poll::Ready(plain_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the worker stopped while handling this request",
+            ));
+        };
+        match &slot.waiter {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => slot.waiter = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 
     /// Registers the driver's waker, to be woken on the next `submit`.
@@ -301,25 +329,28 @@ impl WorkerShared {
 
     /// Sends `response` for request `id` (if anyone still waits for it).
     pub fn reply(&self, id: u32, response: Response<ResBody>) {
-        let Some(mut slot) = self.slots.borrow_mut().remove(&id) else {
+        let Some(slot) = self.slots.borrow_mut().remove(&id) else {
             return;
         };
-        if let Some(tx) = slot.reply.take() {
-            let _ = tx.send(response);
-        }
+        self.answer(id, slot.waiter, response);
         self.recycle_headers(slot.headers);
+    }
+
+    fn answer(&self, id: u32, waiter: Option<Waker>, response: Response<ResBody>) {
+        self.answers.borrow_mut().insert(id, response);
+        if let Some(waker) = waiter {
+            waker.wake();
+        }
     }
 
     /// Answers every request in flight with `status` and `message`, e.g.
     /// when the runtime is torn down.
     pub fn reply_all(&self, status: StatusCode, message: &str) {
-        let slots: Vec<Slot> = self.slots.borrow_mut().drain().map(|(_, slot)| slot).collect();
+        let slots: Vec<(u32, Slot)> = self.slots.borrow_mut().drain().collect();
         self.queue.borrow_mut().clear();
         self.streams.borrow_mut().clear();
-        for mut slot in slots {
-            if let Some(tx) = slot.reply.take() {
-                let _ = tx.send(plain_response(status, message));
-            }
+        for (id, slot) in slots {
+            self.answer(id, slot.waiter, plain_response(status, message));
         }
     }
 
@@ -822,11 +853,71 @@ mod tests {
         assert!(header_map(HeaderMap::new(), u32::MAX, b"x-a\0one").is_err());
     }
 
+    /// A waker that counts its wake-ups.
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn request(shared: &WorkerShared) -> u32 {
+        let url = full_url("127.0.0.1:8080", "/");
+        shared.submit(Slot::new(Method::GET, url, HeaderMap::new(), None))
+    }
+
+    #[test]
+    fn an_answer_wakes_the_waiting_service_and_is_taken_once() {
+        let shared = WorkerShared::new(ServeConfig::default());
+        let wakes = std::sync::Arc::new(Wakes(Default::default()));
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let id = request(&shared);
+        assert!(shared.poll_answer(id, &mut cx).is_pending());
+        shared.reply(id, plain_response(StatusCode::CREATED, "made"));
+        assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let Poll::Ready(response) = shared.poll_answer(id, &mut cx) else {
+            panic!("the answer was committed");
+        };
+        assert_eq!(response.status(), StatusCode::CREATED);
+        shared.forget(id);
+        assert_eq!(shared.in_flight(), 0);
+        assert!(shared.answers.borrow().is_empty());
+        // A late commit for the same id finds nothing and is dropped.
+        shared.reply(id, plain_response(StatusCode::OK, "late"));
+        assert!(shared.answers.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_request_dropped_unanswered_reads_503_and_a_gone_client_leaves_nothing() {
+        let shared = WorkerShared::new(ServeConfig::default());
+        let mut cx = Context::from_waker(Waker::noop());
+        let torn_down = request(&shared);
+        assert!(shared.poll_answer(torn_down, &mut cx).is_pending());
+        shared.reply_all(StatusCode::SERVICE_UNAVAILABLE, "rebuilding");
+        let Poll::Ready(response) = shared.poll_answer(torn_down, &mut cx) else {
+            panic!("reply_all answers every request");
+        };
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        // The client went away after JS answered but before the service
+        // took the answer: forgetting it drops the answer too.
+        let gone = request(&shared);
+        shared.reply(gone, plain_response(StatusCode::OK, "unread"));
+        shared.forget(gone);
+        assert!(shared.answers.borrow().is_empty());
+        // Neither slot nor answer (the slot was dropped without one).
+        let lost = request(&shared);
+        shared.slots.borrow_mut().remove(&lost);
+        assert!(
+            matches!(shared.poll_answer(lost, &mut cx), Poll::Ready(r) if r.status() == StatusCode::SERVICE_UNAVAILABLE)
+        );
+    }
+
     #[test]
     fn a_slot_knows_its_url_and_path() {
-        let (reply, _) = oneshot::channel();
         let url = full_url("127.0.0.1:8080", "/user/7?x=1");
-        let slot = Slot::new(Method::GET, url, HeaderMap::new(), None, reply);
+        let slot = Slot::new(Method::GET, url, HeaderMap::new(), None);
         assert_eq!(slot.url(), "http://127.0.0.1:8080/user/7?x=1");
         assert_eq!(slot.path(), "/user/7?x=1");
     }

@@ -11,9 +11,9 @@ use hyper::body::{Body, Incoming};
 use super::body::ResBody;
 use super::bridge::{full_url, plain_response, Slot, WorkerShared};
 
-/// Removes a request from the table when the service future is dropped
-/// (the client disconnected), so an answer nobody waits for does not keep
-/// its slot.
+/// Removes a request and its answer from the tables when the service
+/// future is dropped (it took the answer, or the client disconnected), so
+/// an answer nobody waits for does not stay.
 struct Forget<'a>(&'a WorkerShared, u32);
 
 impl Drop for Forget<'_> {
@@ -129,21 +129,14 @@ pub async fn handle(
         ));
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let (tx, rx) = tokio::sync::oneshot::channel();
     let has_body = !body.is_end_stream();
     let url = full_url(authority, path);
-    let slot = Slot::new(parts.method, url, parts.headers, has_body.then_some(body), tx);
+    let slot = Slot::new(parts.method, url, parts.headers, has_body.then_some(body));
     let id = shared.submit(slot);
     let _forget = Forget(&shared, id);
-    // The reply comes from JS, from the handler-timeout sweep (504) or from
-    // a runtime rebuild (503); the sender is only dropped unanswered when
-    // the worker itself is going away.
-    Ok(rx.await.unwrap_or_else(|_| {
-        plain_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the worker stopped while handling this request",
-        )
-    }))
+    // The answer comes from JS, from the handler-timeout sweep (504) or
+    // from a runtime rebuild (503).
+    Ok(std::future::poll_fn(|cx| shared.poll_answer(id, cx)).await)
 }
 
 #[cfg(test)]
