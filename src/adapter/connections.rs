@@ -14,15 +14,16 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::timer::WatchedTimer;
 use super::{ServeConfig, DEFAULT_MAX_HEADERS, DRAIN};
 
 /// The HTTP/1.1 connection settings every server uses, JS rows and native
 /// rows alike: keep-alive, the request-head limits and the slow-client
 /// timeout.
-fn http1_builder(config: &ServeConfig) -> http1::Builder {
+fn http1_builder(config: &ServeConfig, timer: WatchedTimer) -> http1::Builder {
     let mut builder = http1::Builder::new();
     builder
-        .timer(hyper_util::rt::TokioTimer::new())
+        .timer(timer)
         .header_read_timeout(config.header_read_timeout)
         // hyper's minimum read buffer is 8 KiB.
         .max_buf_size(config.max_header_bytes.max(8192))
@@ -57,11 +58,15 @@ pub async fn serve<F, S, B>(
 {
     let mut connections = JoinSet::new();
     let conn_shutdown = shutdown.clone();
+    // The header-read timeouts of all this worker's connections.
+    let timer = WatchedTimer::default();
+    let watchman = tokio::task::spawn_local(timer.clone().watch());
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let served = connection(stream, config, make_service(), conn_shutdown.clone());
+                    let served =
+                        connection(stream, config, timer.clone(), make_service(), conn_shutdown.clone());
                     connections.spawn_local(served);
                 }
                 Err(error) => {
@@ -76,12 +81,14 @@ pub async fn serve<F, S, B>(
         while connections.try_join_next().is_some() {}
     }
     let _ = tokio::time::timeout(DRAIN, async { while connections.join_next().await.is_some() {} }).await;
+    watchman.abort();
 }
 
 /// Serves one connection until it closes or shutdown is asked.
 fn connection<S, B>(
     stream: TcpStream,
     config: &ServeConfig,
+    timer: WatchedTimer,
     service: S,
     mut shutdown: watch::Receiver<bool>,
 ) -> impl Future<Output = ()> + 'static
@@ -93,7 +100,7 @@ where
 {
     let _ = stream.set_nodelay(true);
     let header_read_timeout = config.header_read_timeout;
-    let mut conn = http1_builder(config).serve_connection(TokioIo::new(stream), service);
+    let mut conn = http1_builder(config, timer).serve_connection(TokioIo::new(stream), service);
     async move {
         tokio::select! {
             result = &mut conn => {

@@ -8,6 +8,7 @@ mod body;
 mod bridge;
 mod connections;
 mod service;
+mod timer;
 mod worker;
 
 use std::net::TcpListener;
