@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write as _;
 use std::rc::Rc;
-use std::task::Waker;
+use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
 use deno_core::{op2, v8, JsBuffer, OpState};
@@ -24,7 +24,6 @@ use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use std::task::{Context, Poll};
 
 use super::body::{ResBody, StreamSender};
 use super::ServeConfig;
@@ -428,8 +427,8 @@ fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErro
 /// name and a value, all joined by NUL into one Latin-1 string (one
 /// string crosses into Rust far more cheaply than an array of them). No
 /// valid name or value holds a NUL, and one that did would change the
-/// count, so it is refused rather than read as another field.
-/// They are added to `map`, which is empty.
+/// count, so it is refused rather than read as another field. The fields
+/// go into `map`, an empty one (recycled, see `response_headers`).
 fn header_map(mut map: HeaderMap, count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
     // `count` comes from JS: no more room than the string can fill, and
     // the map's own size limit is an error, not a panic (an op cannot
