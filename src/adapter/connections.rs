@@ -60,7 +60,7 @@ pub async fn serve<F, S, B>(
     let conn_shutdown = shutdown.clone();
     // The header-read timeouts of all this worker's connections.
     let timer = WatchedTimer::default();
-    let watchman = tokio::task::spawn_local(timer.clone().watch());
+    let _watchman = AbortOnDrop(tokio::task::spawn_local(timer.clone().watch()));
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -81,7 +81,16 @@ pub async fn serve<F, S, B>(
         while connections.try_join_next().is_some() {}
     }
     let _ = tokio::time::timeout(DRAIN, async { while connections.join_next().await.is_some() {} }).await;
-    watchman.abort();
+}
+
+/// Aborts a task when dropped: `serve`'s helper task ends with `serve`,
+/// also when `serve` itself is dropped unfinished.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Serves one connection until it closes or shutdown is asked.

@@ -127,7 +127,10 @@ impl WatchedTimer {
 
 impl Timer for WatchedTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        self.sleep_until(Instant::now() + duration)
+        // Past the clock's range: as good as never (tokio's saturates too).
+        let far = Duration::from_secs(86_400 * 365 * 30);
+        let now = Instant::now();
+        self.sleep_until(now.checked_add(duration).unwrap_or_else(|| now + far))
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
