@@ -3,7 +3,10 @@
 //! gets the same accept loop, the same hyper settings, the same slow-client
 //! answer and the same shutdown. Only the service differs.
 
+use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use hyper::body::{Body, Incoming};
@@ -57,7 +60,7 @@ pub async fn serve<F, S, B>(
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let mut connections = JoinSet::new();
-    let conn_shutdown = shutdown.clone();
+    let stop = Rc::new(StopSignal::default());
     // The header-read timeouts of all this worker's connections.
     let timer = WatchedTimer::default();
     let _watchman = AbortOnDrop(tokio::task::spawn_local(timer.clone().watch()));
@@ -66,7 +69,7 @@ pub async fn serve<F, S, B>(
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let served =
-                        connection(stream, config, timer.clone(), make_service(), conn_shutdown.clone());
+                        connection(stream, config, timer.clone(), make_service(), stop.clone());
                     connections.spawn_local(served);
                 }
                 Err(error) => {
@@ -80,7 +83,88 @@ pub async fn serve<F, S, B>(
         }
         while connections.try_join_next().is_some() {}
     }
+    stop.stop();
     let _ = tokio::time::timeout(DRAIN, async { while connections.join_next().await.is_some() {} }).await;
+}
+
+/// The stop of one worker's connections: a flag set once, and the wakers
+/// of the connections waiting for it, each registered when it changes.
+/// Not a `watch` receiver per connection: every wake-up of a connection
+/// task polls its stop future again, and a waiting receiver's poll takes
+/// the channel's lock (about 180 instructions of every request).
+#[derive(Default)]
+struct StopSignal {
+    stopped: Cell<bool>,
+    waiters: RefCell<Vec<Option<Waker>>>,
+    /// Indices of `None` in `waiters`.
+    free: RefCell<Vec<usize>>,
+}
+
+impl StopSignal {
+    /// Sets the flag and wakes every waiting connection.
+    fn stop(&self) {
+        self.stopped.set(true);
+        let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
+        self.free.borrow_mut().clear();
+        for waker in waiters.into_iter().flatten() {
+            waker.wake();
+        }
+    }
+}
+
+/// Resolves once its [`StopSignal`] is set.
+struct Stopped {
+    signal: Rc<StopSignal>,
+    /// Its place in `waiters`, once polled.
+    key: Option<usize>,
+}
+
+impl Stopped {
+    fn new(signal: Rc<StopSignal>) -> Self {
+        Self { signal, key: None }
+    }
+}
+
+impl Future for Stopped {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.signal.stopped.get() {
+            return Poll::Ready(());
+        }
+        let signal = self.signal.clone();
+        let mut waiters = signal.waiters.borrow_mut();
+        match self.key.and_then(|key| waiters.get_mut(key)) {
+            Some(Some(waker)) if waker.will_wake(cx.waker()) => {}
+            Some(slot) => *slot = Some(cx.waker().clone()),
+            None => {
+                let waker = Some(cx.waker().clone());
+                let key = match signal.free.borrow_mut().pop() {
+                    Some(key) => {
+                        waiters[key] = waker;
+                        key
+                    }
+                    None => {
+                        waiters.push(waker);
+                        waiters.len() - 1
+                    }
+                };
+                self.key = Some(key);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let (Some(key), false) = (self.key, self.signal.stopped.get()) {
+            if let Some(slot) = self.signal.waiters.borrow_mut().get_mut(key) {
+                *slot = None;
+                self.signal.free.borrow_mut().push(key);
+            }
+        }
+    }
 }
 
 /// Aborts a task when dropped: `serve`'s helper task ends with `serve`,
@@ -99,7 +183,7 @@ fn connection<S, B>(
     config: &ServeConfig,
     timer: WatchedTimer,
     service: S,
-    mut shutdown: watch::Receiver<bool>,
+    stop: Rc<StopSignal>,
 ) -> impl Future<Output = ()> + 'static
 where
     S: HttpService<Incoming, ResBody = B> + 'static,
@@ -119,7 +203,7 @@ where
                     request_timeout(conn.into_parts(), header_read_timeout).await;
                 }
             }
-            _ = shutdown.wait_for(|stop| *stop) => {
+            () = Stopped::new(stop) => {
                 std::pin::Pin::new(&mut conn).graceful_shutdown();
                 let _ = conn.await;
             }
@@ -149,4 +233,30 @@ async fn request_timeout<S>(parts: http1::Parts<TokioIo<TcpStream>, S>, limit: D
         stream.shutdown().await
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_wakes_every_waiting_connection_and_a_gone_one_frees_its_place() {
+        let signal = Rc::new(StopSignal::default());
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut first = Box::pin(Stopped::new(signal.clone()));
+        let mut second = Box::pin(Stopped::new(signal.clone()));
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        // Polled again (a connection's every wake-up): same place.
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        assert_eq!(signal.waiters.borrow().len(), 2);
+        drop(second);
+        let mut third = Box::pin(Stopped::new(signal.clone()));
+        assert!(third.as_mut().poll(&mut cx).is_pending());
+        assert_eq!(signal.waiters.borrow().len(), 2, "the gone one's place is reused");
+        signal.stop();
+        assert!(first.as_mut().poll(&mut cx).is_ready());
+        assert!(third.as_mut().poll(&mut cx).is_ready());
+        assert!(Box::pin(Stopped::new(signal)).as_mut().poll(&mut cx).is_ready());
+    }
 }
