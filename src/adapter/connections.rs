@@ -128,13 +128,14 @@ impl Stopped {
 impl Future for Stopped {
     type Output = ();
 
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.signal.stopped.get() {
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        let signal = &this.signal;
+        if signal.stopped.get() {
             return Poll::Ready(());
         }
-        let signal = self.signal.clone();
         let mut waiters = signal.waiters.borrow_mut();
-        match self.key.and_then(|key| waiters.get_mut(key)) {
+        match this.key.and_then(|key| waiters.get_mut(key)) {
             Some(Some(waker)) if waker.will_wake(cx.waker()) => {}
             Some(slot) => *slot = Some(cx.waker().clone()),
             None => {
@@ -149,7 +150,7 @@ impl Future for Stopped {
                         waiters.len() - 1
                     }
                 };
-                self.key = Some(key);
+                this.key = Some(key);
             }
         }
         Poll::Pending
