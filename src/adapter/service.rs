@@ -3,24 +3,17 @@
 
 use std::cell::RefCell;
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll};
 
-use http::{Request, Response, StatusCode};
+use bytes::BytesMut;
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use hyper::body::{Body, Incoming};
 
 use super::body::ResBody;
 use super::bridge::{full_url, plain_response, Slot, WorkerShared};
-
-/// Removes a request and its answer from the tables when the service
-/// future is dropped (it took the answer, or the client disconnected), so
-/// an answer nobody waits for does not stay.
-struct Forget<'a>(&'a WorkerShared, u32);
-
-impl Drop for Forget<'_> {
-    fn drop(&mut self) {
-        self.0.forget(self.1);
-    }
-}
 
 /// The last `Host` a connection's request passed [`is_plain_host`] with: a
 /// client sends the same one on every request of a keep-alive connection,
@@ -105,38 +98,101 @@ const NAME_BYTES: [bool; 256] = {
     table
 };
 
-/// Answers one request through the worker's JS app.
-pub async fn handle(
-    shared: Rc<WorkerShared>,
+/// Moves the header values' bytes out of hyper's read buffer into one
+/// buffer of their own. While a request waits for JS, hyper reads its
+/// connection to notice a client that went away, and reserves read space
+/// first; as long as the request's values still share its read buffer,
+/// that reserve cannot reuse the buffer and allocates a new one (8 KiB, on
+/// every request). One copy of the values costs less.
+fn detach_values(headers: &mut HeaderMap) {
+    let total: usize = headers.values().map(|value| value.len()).sum();
+    let mut bytes = BytesMut::with_capacity(total);
+    for value in headers.values() {
+        bytes.extend_from_slice(value.as_bytes());
+    }
+    let bytes = bytes.freeze();
+    let mut start = 0;
+    for value in headers.values_mut() {
+        let end = start + value.len();
+        // Copied from a valid value, so valid: the check cannot fail.
+        if let Ok(copy) = HeaderValue::from_maybe_shared(bytes.slice(start..end)) {
+            *value = copy;
+        }
+        start = end;
+    }
+}
+
+/// Answers one request through the worker's JS app: checks it and hands
+/// it to JS at once, when hyper calls the service, and returns the future
+/// that waits for the answer. At once because hyper reads the connection
+/// again before it first polls that future (see [`detach_values`]).
+pub fn handle(
+    shared: &Rc<WorkerShared>,
     request: Request<Incoming>,
-    host: Rc<str>,
-    known_host: Rc<KnownHost>,
-) -> Result<Response<ResBody>, Infallible> {
+    host: &str,
+    known_host: &KnownHost,
+) -> Answer {
     let limit = shared.config.max_body_bytes;
     if let Some(length) = request.body().size_hint().exact() {
         if length > limit as u64 {
-            return Ok(plain_response(
+            return Answer::refused(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("request body of {length} bytes exceeds the limit of {limit}"),
-            ));
+            );
         }
     }
     let (parts, body) = request.into_parts();
-    let Some(authority) = authority(&parts, &host, &known_host) else {
-        return Ok(plain_response(
-            StatusCode::BAD_REQUEST,
-            "the Host header is not a host[:port]",
-        ));
+    let Some(authority) = authority(&parts, host, known_host) else {
+        return Answer::refused(StatusCode::BAD_REQUEST, "the Host header is not a host[:port]");
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let has_body = !body.is_end_stream();
     let url = full_url(authority, path);
-    let slot = Slot::new(parts.method, url, parts.headers, has_body.then_some(body));
-    let id = shared.submit(slot);
-    let _forget = Forget(&shared, id);
-    // The answer comes from JS, from the handler-timeout sweep (504) or
-    // from a runtime rebuild (503).
-    Ok(std::future::poll_fn(|cx| shared.poll_answer(id, cx)).await)
+    let http::request::Parts {
+        method, mut headers, ..
+    } = parts;
+    detach_values(&mut headers);
+    let id = shared.submit(Slot::new(method, url, headers, has_body.then_some(body)));
+    Answer::Waiting(shared.clone(), id)
+}
+
+/// The answer to one request, as hyper's service future.
+pub enum Answer {
+    /// Refused before JS saw it (taken when polled).
+    Refused(Option<Response<ResBody>>),
+    /// Waiting in the worker's table: the answer comes from JS, from the
+    /// handler-timeout sweep (504) or from a runtime rebuild (503).
+    Waiting(Rc<WorkerShared>, u32),
+}
+
+impl Answer {
+    fn refused(status: StatusCode, message: &str) -> Self {
+        Self::Refused(Some(plain_response(status, message)))
+    }
+}
+
+impl Future for Answer {
+    type Output = Result<Response<ResBody>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Answer::Refused(response) => {
+                Poll::Ready(Ok(response.take().expect("Answer polled after completion")))
+            }
+            Answer::Waiting(shared, id) => shared.poll_answer(*id, cx).map(Ok),
+        }
+    }
+}
+
+impl Drop for Answer {
+    /// Removes the request and its answer from the tables: the answer was
+    /// taken, or the client disconnected and hyper dropped the future, and
+    /// an answer nobody waits for must not stay.
+    fn drop(&mut self) {
+        if let Answer::Waiting(shared, id) = self {
+            shared.forget(*id);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +267,28 @@ mod tests {
         assert_eq!(
             authority(&parts(&["a.test:80"]), "l:1", &known),
             Some("a.test:80")
+        );
+    }
+
+    #[test]
+    fn detached_values_keep_their_bytes_and_free_the_read_buffer() {
+        let read_buffer = bytes::Bytes::from(b"example.test:80text/html, */*".to_vec());
+        let value = |range: std::ops::Range<usize>| {
+            HeaderValue::from_maybe_shared(read_buffer.slice(range)).expect("valid value")
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::HOST, value(0..15));
+        headers.append(http::header::ACCEPT, value(15..24));
+        headers.append(http::header::ACCEPT, value(26..29));
+
+        detach_values(&mut headers);
+
+        assert_eq!(headers[http::header::HOST], "example.test:80");
+        let accepts: Vec<_> = headers.get_all(http::header::ACCEPT).iter().collect();
+        assert_eq!(accepts, ["text/html", "*/*"]);
+        assert!(
+            read_buffer.try_into_mut().is_ok(),
+            "the read buffer is still shared with the header values"
         );
     }
 }

@@ -316,10 +316,8 @@ pub fn run(
         let config = shared.config.clone();
         let make_service = || {
             let (shared, host) = (shared.clone(), host.clone());
-            let known_host = Rc::new(service::KnownHost::default());
-            service_fn(move |request| {
-                service::handle(shared.clone(), request, host.clone(), known_host.clone())
-            })
+            let known_host = service::KnownHost::default();
+            service_fn(move |request| service::handle(&shared, request, &host, &known_host))
         };
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of
