@@ -3,9 +3,8 @@
 //!
 //! A request enters the table from the hyper service (`WorkerShared::submit`)
 //! and waits there until JS commits a response through one of the respond
-//! ops, which moves the request's slot out and its answer into the answer
-//! table, and wakes the service (`WorkerShared::poll_answer`). Request
-//! ids are never reused, so a late commit (after a 504, or after the client
+//! ops, which puts the answer in the request's place and wakes the service
+//! (`WorkerShared::poll_answer`). Request ids are never reused, so a late commit (after a 504, or after the client
 //! went away) finds nothing and is dropped. A request JS has not answered
 //! within `--handler-timeout` is answered 504 by a sweep over the table
 //! (`expire_handlers`), not by a timer per request.
@@ -120,16 +119,24 @@ impl Hasher for IdHasher {
 /// A table keyed by request id.
 type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
+/// A request's place in the table: waiting for JS, then holding its answer
+/// until the service future takes it. One table, not one for requests
+/// and one for answers: an entry moved from one to the other cost a
+/// removal and an insertion on every request.
+enum Entry {
+    Waiting(Slot),
+    Answered(Response<ResBody>),
+}
+
 /// State shared by a worker's hyper connections, its driver and its ops.
 pub struct WorkerShared {
     pub config: ServeConfig,
     /// The port this worker's listener is bound to.
     pub port: Cell<u16>,
-    slots: RefCell<IdMap<Slot>>,
-    /// Answers committed but not yet taken by their service future. A
-    /// table and the slot's waker instead of a channel per request: a
-    /// channel is an allocation and atomics, on every request.
-    answers: RefCell<IdMap<Response<ResBody>>>,
+    /// The requests in flight and their answers. An answer waits here for
+    /// the service future the slot's waker wakes, instead of going
+    /// through a channel per request (an allocation and atomics).
+    requests: RefCell<IdMap<Entry>>,
     queue: RefCell<VecDeque<u32>>,
     next_id: Cell<u32>,
     driver: RefCell<Option<Waker>>,
@@ -173,8 +180,7 @@ impl WorkerShared {
         Rc::new(Self {
             config,
             port: Cell::new(0),
-            slots: RefCell::default(),
-            answers: RefCell::default(),
+            requests: RefCell::default(),
             queue: RefCell::default(),
             next_id: Cell::new(1),
             driver: RefCell::default(),
@@ -230,7 +236,7 @@ impl WorkerShared {
         // Ids stay positive small integers (V8 smis) and are not reused
         // while a request could still be in flight.
         self.next_id.set(if id >= i32::MAX as u32 { 1 } else { id + 1 });
-        self.slots.borrow_mut().insert(id, slot);
+        self.requests.borrow_mut().insert(id, Entry::Waiting(slot));
         self.queue.borrow_mut().push_back(id);
         if let Some(waker) = self.driver.borrow_mut().take() {
             waker.wake();
@@ -247,12 +253,14 @@ impl WorkerShared {
         let tick = self.tick.get().wrapping_add(1);
         self.tick.set(tick);
         let expired: Vec<u32> = self
-            .slots
+            .requests
             .borrow()
             .iter()
             // `arrived` is the tick before the request came, so after
             // this many more ticks at least the full limit has passed.
-            .filter(|(_, slot)| tick.wrapping_sub(slot.arrived) > TICKS_PER_HANDLER_TIMEOUT)
+            .filter(|(_, entry)| {
+                matches!(entry, Entry::Waiting(slot) if tick.wrapping_sub(slot.arrived) > TICKS_PER_HANDLER_TIMEOUT)
+            })
             .map(|(&id, _)| id)
             .collect();
         for id in expired {
@@ -273,35 +281,38 @@ impl WorkerShared {
 
     /// How many requests are waiting for JS.
     pub fn in_flight(&self) -> usize {
-        self.slots.borrow().len()
+        let requests = self.requests.borrow();
+        requests
+            .values()
+            .filter(|entry| matches!(entry, Entry::Waiting(_)))
+            .count()
     }
 
     /// Forgets a request and its answer: the service future is gone (the
     /// client disconnected, or it took the answer).
     pub fn forget(&self, id: u32) {
-        self.slots.borrow_mut().remove(&id);
-        self.answers.borrow_mut().remove(&id);
+        self.requests.borrow_mut().remove(&id);
     }
 
     /// Request `id`'s answer, once committed; until then the service
     /// future's waker is kept in the slot. A request with neither slot nor
     /// answer was dropped unanswered, which only a worker going away does.
     pub fn poll_answer(&self, id: u32, cx: &mut Context<'_>) -> Poll<Response<ResBody>> {
-        if let Some(response) = self.answers.borrow_mut().remove(&id) {
-            return Poll::Ready(response);
+        let mut requests = self.requests.borrow_mut();
+        if let Some(Entry::Waiting(slot)) = requests.get_mut(&id) {
+            match &slot.waiter {
+                Some(waker) if waker.will_wake(cx.waker()) => {}
+                _ => slot.waiter = Some(cx.waker().clone()),
+            }
+            return Poll::Pending;
         }
-        let mut slots = self.slots.borrow_mut();
-        let Some(slot) = slots.get_mut(&id) else {
-            return Poll::Ready(plain_response(
+        match requests.remove(&id) {
+            Some(Entry::Answered(response)) => Poll::Ready(response),
+            _ => Poll::Ready(plain_response(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the worker stopped while handling this request",
-            ));
-        };
-        match &slot.waiter {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => slot.waiter = Some(cx.waker().clone()),
+            )),
         }
-        Poll::Pending
     }
 
     /// Registers the driver's waker, to be woken on the next `submit`.
@@ -320,44 +331,55 @@ impl WorkerShared {
 
     /// The method and body presence of a queued request, if still wanted.
     pub fn dispatch_info(&self, id: u32) -> Option<(Method, bool)> {
-        self.slots
-            .borrow()
-            .get(&id)
-            .map(|slot| (slot.method.clone(), slot.body.is_some()))
+        match self.requests.borrow().get(&id) {
+            Some(Entry::Waiting(slot)) => Some((slot.method.clone(), slot.body.is_some())),
+            _ => None,
+        }
     }
 
     /// Sends `response` for request `id` (if anyone still waits for it).
     pub fn reply(&self, id: u32, response: Response<ResBody>) {
-        let Some(slot) = self.slots.borrow_mut().remove(&id) else {
-            return;
+        let answered = {
+            let mut requests = self.requests.borrow_mut();
+            match requests.get_mut(&id) {
+                Some(entry @ Entry::Waiting(_)) => std::mem::replace(entry, Entry::Answered(response)),
+                // Already answered, or gone: a late commit is dropped.
+                _ => return,
+            }
         };
-        self.answer(id, slot.waiter, response);
-        self.recycle_headers(slot.headers);
-    }
-
-    fn answer(&self, id: u32, waiter: Option<Waker>, response: Response<ResBody>) {
-        self.answers.borrow_mut().insert(id, response);
-        if let Some(waker) = waiter {
-            waker.wake();
+        if let Entry::Waiting(slot) = answered {
+            if let Some(waker) = slot.waiter {
+                waker.wake();
+            }
+            self.recycle_headers(slot.headers);
         }
     }
 
     /// Answers every request in flight with `status` and `message`, e.g.
     /// when the runtime is torn down.
     pub fn reply_all(&self, status: StatusCode, message: &str) {
-        let slots: Vec<(u32, Slot)> = self.slots.borrow_mut().drain().collect();
         self.queue.borrow_mut().clear();
         self.streams.borrow_mut().clear();
-        for (id, slot) in slots {
-            self.answer(id, slot.waiter, plain_response(status, message));
+        let mut wakers = Vec::new();
+        for entry in self.requests.borrow_mut().values_mut() {
+            if matches!(entry, Entry::Waiting(_)) {
+                if let Entry::Waiting(slot) =
+                    std::mem::replace(entry, Entry::Answered(plain_response(status, message)))
+                {
+                    wakers.extend(slot.waiter);
+                }
+            }
         }
+        wakers.into_iter().for_each(Waker::wake);
     }
 
     /// Answers request `id` with an error status and logs one line.
     pub fn reply_error(&self, id: u32, status: StatusCode, detail: &str) {
         let line = {
-            let slots = self.slots.borrow();
-            let Some(slot) = slots.get(&id) else { return };
+            let requests = self.requests.borrow();
+            let Some(Entry::Waiting(slot)) = requests.get(&id) else {
+                return;
+            };
             format!(
                 "{} {} -> {}: {}",
                 slot.method,
@@ -372,11 +394,12 @@ impl WorkerShared {
     }
 
     fn with_slot<T>(&self, id: u32, f: impl FnOnce(&mut Slot) -> T) -> Result<T, JsErrorBox> {
-        let mut slots = self.slots.borrow_mut();
-        let slot = slots
-            .get_mut(&id)
-            .ok_or_else(|| JsErrorBox::type_error("the request is closed (already answered or timed out)"))?;
-        Ok(f(slot))
+        match self.requests.borrow_mut().get_mut(&id) {
+            Some(Entry::Waiting(slot)) => Ok(f(slot)),
+            _ => Err(JsErrorBox::type_error(
+                "the request is closed (already answered or timed out)",
+            )),
+        }
     }
 }
 
@@ -882,10 +905,10 @@ mod tests {
         assert_eq!(response.status(), StatusCode::CREATED);
         shared.forget(id);
         assert_eq!(shared.in_flight(), 0);
-        assert!(shared.answers.borrow().is_empty());
+        assert!(shared.requests.borrow().is_empty());
         // A late commit for the same id finds nothing and is dropped.
         shared.reply(id, plain_response(StatusCode::OK, "late"));
-        assert!(shared.answers.borrow().is_empty());
+        assert!(shared.requests.borrow().is_empty());
     }
 
     #[test]
@@ -904,10 +927,10 @@ mod tests {
         let gone = request(&shared);
         shared.reply(gone, plain_response(StatusCode::OK, "unread"));
         shared.forget(gone);
-        assert!(shared.answers.borrow().is_empty());
+        assert!(shared.requests.borrow().is_empty());
         // Neither slot nor answer (the slot was dropped without one).
         let lost = request(&shared);
-        shared.slots.borrow_mut().remove(&lost);
+        shared.requests.borrow_mut().remove(&lost);
         assert!(
             matches!(shared.poll_answer(lost, &mut cx), Poll::Ready(r) if r.status() == StatusCode::SERVICE_UNAVAILABLE)
         );
