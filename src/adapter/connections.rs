@@ -197,6 +197,11 @@ where
     let mut conn = http1_builder(config, timer).serve_connection(TokioIo::new(stream), service);
     async move {
         tokio::select! {
+            // In this order, not a random one: the random pick draws from a
+            // thread-local generator on every poll of the connection (about
+            // a hundred instructions a request). The stop is still polled
+            // whenever the connection is pending.
+            biased;
             result = &mut conn => {
                 // Malformed requests: hyper answered 4xx or closed. A header
                 // timeout hyper only closes; answer it here.
