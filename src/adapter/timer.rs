@@ -41,7 +41,8 @@ struct Table {
 
 struct Entry {
     deadline: Instant,
-    /// Taken when the watchman wakes it.
+    /// Taken when the watchman wakes it, which tells the sleep its
+    /// deadline has passed.
     waker: Option<Waker>,
 }
 
@@ -154,18 +155,25 @@ impl Future for WatchedSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // No clock read here: the watchman decides when a deadline has
+        // passed (a clock read on every poll was one of a request's three).
+        // A sleep polled past its deadline is woken by the watchman soon
+        // after it is put in the table.
         let this = self.get_mut();
-        if Instant::now() >= this.deadline {
-            if let Some(key) = this.key.take() {
-                this.timer.lock().remove(key);
-            }
-            return Poll::Ready(());
-        }
         let mut table = this.timer.lock();
-        match this.key.and_then(|key| table.entries.get_mut(key)?.as_mut()) {
-            Some(entry) => match &entry.waker {
+        match this
+            .key
+            .and_then(|key| Some((key, table.entries.get_mut(key)?.as_mut()?)))
+        {
+            Some((key, entry)) => match &entry.waker {
+                // The watchman took the waker: the deadline has passed.
+                None => {
+                    table.remove(key);
+                    this.key = None;
+                    return Poll::Ready(());
+                }
                 Some(waker) if waker.will_wake(cx.waker()) => {}
-                _ => entry.waker = Some(cx.waker().clone()),
+                Some(_) => entry.waker = Some(cx.waker().clone()),
             },
             None => {
                 let entry = Entry {
@@ -252,6 +260,17 @@ mod tests {
             waited >= Duration::from_millis(50) && waited < Duration::from_secs(5),
             "{waited:?}"
         );
+        watchman.abort();
+    }
+
+    #[tokio::test]
+    async fn a_sleep_past_its_deadline_when_first_polled_still_ends() {
+        let timer = WatchedTimer::default();
+        let watchman = tokio::spawn(timer.clone().watch());
+        let start = Instant::now();
+        timer.sleep(Duration::ZERO).await;
+        timer.sleep_until(start - Duration::from_secs(1)).await;
+        assert!(start.elapsed() < Duration::from_secs(5));
         watchman.abort();
     }
 }
