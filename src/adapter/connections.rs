@@ -13,6 +13,7 @@ use hyper::body::{Body, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::HttpService;
 use hyper_util::rt::TokioIo;
+use slab::Slab;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -95,9 +96,7 @@ pub async fn serve<F, S, B>(
 #[derive(Default)]
 struct StopSignal {
     stopped: Cell<bool>,
-    waiters: RefCell<Vec<Option<Waker>>>,
-    /// Indices of `None` in `waiters`.
-    free: RefCell<Vec<usize>>,
+    waiters: RefCell<Slab<Waker>>,
 }
 
 impl StopSignal {
@@ -105,8 +104,7 @@ impl StopSignal {
     fn stop(&self) {
         self.stopped.set(true);
         let waiters = std::mem::take(&mut *self.waiters.borrow_mut());
-        self.free.borrow_mut().clear();
-        for waker in waiters.into_iter().flatten() {
+        for (_, waker) in waiters {
             waker.wake();
         }
     }
@@ -136,22 +134,9 @@ impl Future for Stopped {
         }
         let mut waiters = signal.waiters.borrow_mut();
         match this.key.and_then(|key| waiters.get_mut(key)) {
-            Some(Some(waker)) if waker.will_wake(cx.waker()) => {}
-            Some(slot) => *slot = Some(cx.waker().clone()),
-            None => {
-                let waker = Some(cx.waker().clone());
-                let key = match signal.free.borrow_mut().pop() {
-                    Some(key) => {
-                        waiters[key] = waker;
-                        key
-                    }
-                    None => {
-                        waiters.push(waker);
-                        waiters.len() - 1
-                    }
-                };
-                this.key = Some(key);
-            }
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            Some(waker) => *waker = cx.waker().clone(),
+            None => this.key = Some(waiters.insert(cx.waker().clone())),
         }
         Poll::Pending
     }
@@ -160,10 +145,7 @@ impl Future for Stopped {
 impl Drop for Stopped {
     fn drop(&mut self) {
         if let (Some(key), false) = (self.key, self.signal.stopped.get()) {
-            if let Some(slot) = self.signal.waiters.borrow_mut().get_mut(key) {
-                *slot = None;
-                self.signal.free.borrow_mut().push(key);
-            }
+            self.signal.waiters.borrow_mut().try_remove(key);
         }
     }
 }
@@ -256,10 +238,12 @@ mod tests {
         // Polled again (a connection's every wake-up): same place.
         assert!(first.as_mut().poll(&mut cx).is_pending());
         assert_eq!(signal.waiters.borrow().len(), 2);
+        let place = second.key;
         drop(second);
+        assert_eq!(signal.waiters.borrow().len(), 1);
         let mut third = Box::pin(Stopped::new(signal.clone()));
         assert!(third.as_mut().poll(&mut cx).is_pending());
-        assert_eq!(signal.waiters.borrow().len(), 2, "the gone one's place is reused");
+        assert_eq!(third.key, place, "the gone one's place is reused");
         signal.stop();
         assert!(first.as_mut().poll(&mut cx).is_ready());
         assert!(third.as_mut().poll(&mut cx).is_ready());

@@ -18,6 +18,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
+use slab::Slab;
 
 /// A [`Timer`] whose sleeps share one watchman task; see the module docs.
 /// Clones share the table. [`WatchedTimer::watch`] must run (on the same
@@ -30,9 +31,7 @@ pub struct WatchedTimer {
 /// The sleeps that have been polled and are not yet done or dropped.
 #[derive(Default)]
 struct Table {
-    entries: Vec<Option<Entry>>,
-    /// Indices of `None` in `entries`.
-    free: Vec<usize>,
+    entries: Slab<Entry>,
     /// The watchman's waker, and the deadline it waits for (`None`:
     /// it waits for an entry).
     watchman: Option<Waker>,
@@ -47,32 +46,11 @@ struct Entry {
 }
 
 impl Table {
-    fn insert(&mut self, entry: Entry) -> usize {
-        match self.free.pop() {
-            Some(key) => {
-                self.entries[key] = Some(entry);
-                key
-            }
-            None => {
-                self.entries.push(Some(entry));
-                self.entries.len() - 1
-            }
-        }
-    }
-
-    fn remove(&mut self, key: usize) {
-        if let Some(slot) = self.entries.get_mut(key) {
-            if slot.take().is_some() {
-                self.free.push(key);
-            }
-        }
-    }
-
     /// Wakes the entries due at `now`; returns the earliest deadline still
     /// ahead.
     fn wake_due(&mut self, now: Instant) -> Option<Instant> {
         let mut next: Option<Instant> = None;
-        for entry in self.entries.iter_mut().flatten() {
+        for (_, entry) in &mut self.entries {
             if entry.deadline <= now {
                 if let Some(waker) = entry.waker.take() {
                     waker.wake();
@@ -161,14 +139,11 @@ impl Future for WatchedSleep {
         // after it is put in the table.
         let this = self.get_mut();
         let mut table = this.timer.lock();
-        match this
-            .key
-            .and_then(|key| Some((key, table.entries.get_mut(key)?.as_mut()?)))
-        {
+        match this.key.and_then(|key| Some((key, table.entries.get_mut(key)?))) {
             Some((key, entry)) => match &entry.waker {
                 // The watchman took the waker: the deadline has passed.
                 None => {
-                    table.remove(key);
+                    table.entries.remove(key);
                     this.key = None;
                     return Poll::Ready(());
                 }
@@ -180,7 +155,7 @@ impl Future for WatchedSleep {
                     deadline: this.deadline,
                     waker: Some(cx.waker().clone()),
                 };
-                this.key = Some(table.insert(entry));
+                this.key = Some(table.entries.insert(entry));
                 // The watchman waits for a later deadline, or for none.
                 if table.watching.is_none_or(|watching| this.deadline < watching) {
                     table.watching = Some(this.deadline);
@@ -197,7 +172,7 @@ impl Future for WatchedSleep {
 impl Drop for WatchedSleep {
     fn drop(&mut self) {
         if let Some(key) = self.key {
-            self.timer.lock().remove(key);
+            self.timer.lock().entries.try_remove(key);
         }
     }
 }
@@ -251,8 +226,9 @@ mod tests {
                 .poll(&mut Context::from_waker(Waker::noop()))
                 .is_pending());
         }
-        assert_eq!(timer.lock().entries.iter().flatten().count(), 0);
-        assert_eq!(timer.lock().entries.len(), 1, "entries are reused");
+        assert!(timer.lock().entries.is_empty());
+        // One place, taken and given back a thousand times.
+        assert!(timer.lock().entries.capacity() < 1000, "entries are reused");
         let start = Instant::now();
         timer.sleep(Duration::from_millis(50)).await;
         let waited = start.elapsed();
