@@ -4,8 +4,9 @@
 //! A request enters the table from the hyper service (`WorkerShared::submit`)
 //! and waits there until JS commits a response through one of the respond
 //! ops, which puts the answer in the request's place and wakes the service
-//! (`WorkerShared::poll_answer`). Request ids are never reused, so a late commit (after a 504, or after the client
-//! went away) finds nothing and is dropped. A request JS has not answered
+//! (`WorkerShared::poll_answer`). Request ids are never reused, so a late
+//! commit (after a 504, or after the client went away) finds nothing and is
+//! dropped. A request JS has not answered
 //! within `--handler-timeout` is answered 504 by a sweep over the table
 //! (`expire_handlers`), not by a timer per request.
 

@@ -64,7 +64,7 @@ pub async fn serve<F, S, B>(
     let stop = Rc::new(StopSignal::default());
     // The header-read timeouts of all this worker's connections.
     let timer = WatchedTimer::default();
-    let _watchman = AbortOnDrop(tokio::task::spawn_local(timer.clone().watch()));
+    let mut watchman = AbortOnDrop(tokio::task::spawn_local(timer.clone().watch()));
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -81,6 +81,13 @@ pub async fn serve<F, S, B>(
                 }
             },
             _ = shutdown.wait_for(|stop| *stop) => break,
+            ended = &mut watchman.0 => {
+                // It never ends on its own, so it panicked; without it no
+                // header-read timeout fires. Stop serving rather than
+                // serve without them.
+                eprintln!("fwbench: the header-timeout watchman stopped ({ended:?}); the worker stops");
+                break;
+            }
         }
         while connections.try_join_next().is_some() {}
     }

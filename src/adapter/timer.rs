@@ -117,6 +117,7 @@ impl Timer for WatchedTimer {
             timer: self.clone(),
             deadline,
             key: None,
+            done: false,
         })
     }
 }
@@ -127,6 +128,8 @@ struct WatchedSleep {
     deadline: Instant,
     /// Its entry in the table, once polled.
     key: Option<usize>,
+    /// Ended: polled again, it stays ended instead of waiting anew.
+    done: bool,
 }
 
 impl Future for WatchedSleep {
@@ -138,6 +141,9 @@ impl Future for WatchedSleep {
         // A sleep polled past its deadline is woken by the watchman soon
         // after it is put in the table.
         let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(());
+        }
         let mut table = this.timer.lock();
         match this.key.and_then(|key| Some((key, table.entries.get_mut(key)?))) {
             Some((key, entry)) => match &entry.waker {
@@ -145,6 +151,7 @@ impl Future for WatchedSleep {
                 None => {
                     table.entries.remove(key);
                     this.key = None;
+                    this.done = true;
                     return Poll::Ready(());
                 }
                 Some(waker) if waker.will_wake(cx.waker()) => {}
@@ -183,7 +190,7 @@ impl Sleep for WatchedSleep {}
 mod tests {
     use super::*;
 
-    // Real time, not tokio's paused clock: the sleeps read the system
+    // Real time, not tokio's paused clock: the watchman reads the system
     // clock, as hyper's own timer does. The bounds only catch a sleep
     // that ends early or never.
 
@@ -240,11 +247,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_sleep_past_its_deadline_when_first_polled_still_ends() {
+    async fn a_sleep_past_its_deadline_when_first_polled_still_ends_and_stays_ended() {
         let timer = WatchedTimer::default();
         let watchman = tokio::spawn(timer.clone().watch());
         let start = Instant::now();
-        timer.sleep(Duration::ZERO).await;
+        let mut ended = timer.sleep(Duration::ZERO);
+        ended.as_mut().await;
+        assert!(
+            ended
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+                .is_ready(),
+            "an ended sleep stays ended"
+        );
         timer.sleep_until(start - Duration::from_secs(1)).await;
         assert!(start.elapsed() < Duration::from_secs(5));
         watchman.abort();
