@@ -6,9 +6,9 @@
 //! ops, which puts the answer in the request's place and wakes the service
 //! (`WorkerShared::poll_answer`). Request ids are never reused, so a late
 //! commit (after a 504, or after the client went away) finds nothing and is
-//! dropped. A request JS has not answered
-//! within `--handler-timeout` is answered 504 by a sweep over the table
-//! (`expire_handlers`), not by a timer per request.
+//! dropped. A request JS has not answered within `--handler-timeout` is
+//! answered 504 by a sweep over the table (`expire_handlers`), not by a
+//! timer per request.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -363,13 +363,9 @@ impl WorkerShared {
         self.streams.borrow_mut().clear();
         let mut wakers = Vec::new();
         for entry in self.requests.borrow_mut().values_mut() {
-            if matches!(entry, Entry::Waiting(_)) {
-                if let Entry::Waiting(slot) =
-                    std::mem::replace(entry, Entry::Answered(plain_response(status, message)))
-                {
-                    wakers.extend(slot.waiter);
-                }
-            }
+            let Entry::Waiting(slot) = entry else { continue };
+            wakers.extend(slot.waiter.take());
+            *entry = Entry::Answered(plain_response(status, message));
         }
         wakers.into_iter().for_each(Waker::wake);
     }
