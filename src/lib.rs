@@ -7,6 +7,7 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`engine`]: the embedded JS host (deno_core on V8 or QuickJS-ng), its Web
   globals, module loader, sandbox and limits;
 - [`adapter`]: the hyper server and its bridge into JS;
+- [`frameworks`]: the one list of frameworks, and how each row is served;
 - [`native`]: native Rust rows (hyper, axum);
 - [`scenario`]: scenario modules (request, expectations, apps);
 - [`load`]: the load generator (`fwbench load`);
@@ -22,6 +23,7 @@ pub mod adapter;
 pub mod bench;
 pub mod cli;
 pub mod engine;
+pub mod frameworks;
 pub mod jstest;
 pub mod load;
 pub mod native;

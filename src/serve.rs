@@ -9,18 +9,23 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
-use crate::bench::registry;
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
-use crate::report::RowKind;
+use crate::frameworks::{self, NativeServer, Serving};
 use crate::{native, scenario};
 
 /// What `serve` runs.
 enum Target {
     /// A JS app on the embedded engine.
     Js(AppSpec),
-    /// A native row: framework, built-in scenario, chain depth.
-    Native(String, String, Option<usize>),
+    /// A native row: its name, its server, the built-in scenario and the
+    /// chain depth.
+    Native {
+        name: &'static str,
+        server: NativeServer,
+        scenario: String,
+        depth: Option<usize>,
+    },
 }
 
 /// Runs `fwbench serve`.
@@ -77,9 +82,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 server.workers,
             )
         }
-        Target::Native(framework, scenario, depth) => {
-            let workers = native::start(&framework, &scenario, depth, listener, config.clone())?;
-            let display = format!("scenario {scenario} for {framework}");
+        Target::Native {
+            name,
+            server,
+            scenario,
+            depth,
+        } => {
+            let workers = native::start(server, &scenario, depth, listener, config.clone())?;
+            let display = format!("scenario {scenario} for {name}");
             (display, "native".to_owned(), "native Rust", workers)
         }
     };
@@ -126,14 +136,22 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
             })
         }
         (None, Some(framework), Some(scenario)) => {
-            let framework = registry::named(framework)?;
+            let framework = frameworks::named(framework)?;
             let depth = args.depth.map(usize::from);
-            if framework.kind == RowKind::Native {
-                return Ok(Target::Native(framework.name.to_owned(), scenario.clone(), depth));
-            }
+            let (factory, mode) = match framework.serving {
+                Serving::Native(server) => {
+                    return Ok(Target::Native {
+                        name: framework.name,
+                        server,
+                        scenario: scenario.clone(),
+                        depth,
+                    })
+                }
+                Serving::Js { factory, mode } => (factory, mode),
+            };
             let mut scenario = scenario::resolve(scenario)?;
             scenario.depth = depth;
-            let (main, code) = scenario::app_module(&scenario, framework);
+            let (main, code) = scenario::app_module(&scenario, framework.name, factory, mode);
             Target::Js(AppSpec {
                 main,
                 main_code: Some(code),

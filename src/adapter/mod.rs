@@ -1,13 +1,19 @@
 //! The hyper server and its bridge into JS: `serve` runs N worker threads,
 //! each with its own JS runtime, all accepting on one listening socket.
 //!
-//! Public face: [`ServeConfig`], [`AppSpec`] and [`serve`]. The JS bridge
-//! (request table, ops, js/runtime/serve.js) is private to this module.
+//! Public face: [`ServeConfig`], [`AppSpec`] and [`start`] (the JS rows),
+//! [`Workers`] and [`serve_connections`] (shared with the native rows).
+//! One request's way through the files is told in docs/ARCHITECTURE.md
+//! ("One request, end to end"): [`service`](service) takes it from hyper,
+//! the request table (`table`) holds it, the worker's driver (`worker`)
+//! hands it to js/runtime/serve.js, and a respond op (`ops`) puts the
+//! answer in its place.
 
 mod body;
-mod bridge;
 mod connections;
+mod ops;
 mod service;
+mod table;
 mod timer;
 mod worker;
 

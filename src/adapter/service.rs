@@ -13,7 +13,7 @@ use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use hyper::body::{Body, Incoming};
 
 use super::body::ResBody;
-use super::bridge::{full_url, plain_response, Slot, WorkerShared};
+use super::table::{full_url, plain_response, RequestTable, Slot};
 
 /// The last `Host` a connection's request passed [`is_plain_host`] with: a
 /// client sends the same one on every request of a keep-alive connection,
@@ -127,12 +127,12 @@ fn detach_values(headers: &mut HeaderMap) {
 /// that waits for the answer. At once because hyper reads the connection
 /// again before it first polls that future (see [`detach_values`]).
 pub fn handle(
-    shared: &Rc<WorkerShared>,
+    table: &Rc<RequestTable>,
     request: Request<Incoming>,
     host: &str,
     known_host: &KnownHost,
 ) -> Answer {
-    let limit = shared.config.max_body_bytes;
+    let limit = table.config.max_body_bytes;
     if let Some(length) = request.body().size_hint().exact() {
         if length > limit as u64 {
             return Answer::refused(
@@ -152,8 +152,8 @@ pub fn handle(
         method, mut headers, ..
     } = parts;
     detach_values(&mut headers);
-    let id = shared.submit(Slot::new(method, url, headers, has_body.then_some(body)));
-    Answer::Waiting(shared.clone(), id)
+    let id = table.submit(Slot::new(method, url, headers, has_body.then_some(body)));
+    Answer::Waiting(table.clone(), id)
 }
 
 /// The answer to one request, as hyper's service future.
@@ -162,7 +162,7 @@ pub enum Answer {
     Refused(Option<Response<ResBody>>),
     /// Waiting in the worker's table: the answer comes from JS, from the
     /// handler-timeout sweep (504) or from a runtime rebuild (503).
-    Waiting(Rc<WorkerShared>, u32),
+    Waiting(Rc<RequestTable>, u32),
 }
 
 impl Answer {
@@ -179,7 +179,7 @@ impl Future for Answer {
             Answer::Refused(response) => {
                 Poll::Ready(Ok(response.take().expect("Answer polled after completion")))
             }
-            Answer::Waiting(shared, id) => shared.poll_answer(*id, cx).map(Ok),
+            Answer::Waiting(table, id) => table.poll_answer(*id, cx).map(Ok),
         }
     }
 }
@@ -189,8 +189,8 @@ impl Drop for Answer {
     /// taken, or the client disconnected and hyper dropped the future, and
     /// an answer nobody waits for must not stay.
     fn drop(&mut self) {
-        if let Answer::Waiting(shared, id) = self {
-            shared.forget(*id);
+        if let Answer::Waiting(table, id) = self {
+            table.forget(*id);
         }
     }
 }

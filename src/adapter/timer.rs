@@ -25,6 +25,10 @@ use slab::Slab;
 /// runtime) for sleeps to wake up.
 #[derive(Clone, Default)]
 pub struct WatchedTimer {
+    /// `Arc<Mutex<…>>` although a worker uses it from one thread only:
+    /// hyper's `Timer` trait and the `Sleep` futures it returns must be
+    /// `Send + Sync`. The lock is never contended, so taking it is a few
+    /// uncontended atomic operations.
     table: Arc<Mutex<Table>>,
 }
 

@@ -21,7 +21,8 @@ use http::StatusCode;
 use hyper::service::service_fn;
 use tokio::sync::watch;
 
-use super::bridge::{self, BridgeFns, WorkerShared};
+use super::ops::{self, BridgeFns};
+use super::table::{RequestTable, TICKS_PER_HANDLER_TIMEOUT};
 use super::{connections, service, AppSpec, ServeConfig};
 use crate::engine::{Engine, Interrupt};
 
@@ -83,17 +84,10 @@ impl MethodNames {
     }
 }
 
-/// Why the driver stopped serving.
-enum DriverExit {
-    /// The runtime must be replaced (heap limit, or a loop interrupted
-    /// between requests, which leaves the microtask queue half run).
-    Rebuild(Interrupt),
-}
-
 /// Builds a runtime, loads the app and installs it; returns the driver and
 /// the kind of app recognized (fetch, express, fastify, …).
-async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driver, String)> {
-    let mut engine = Engine::new(&spec.engine, vec![bridge::extension(shared.clone())])?;
+async fn load(spec: &AppSpec, table: &Rc<RequestTable>) -> anyhow::Result<(Driver, String)> {
+    let mut engine = Engine::new(&spec.engine, vec![ops::extension(table.clone())])?;
     engine.preload(&spec.preload).await?;
     let namespace = engine.import_main(&spec.main, spec.main_code.as_deref()).await?;
     let runtime = engine.runtime();
@@ -135,8 +129,8 @@ async fn load(spec: &AppSpec, shared: &Rc<WorkerShared>) -> anyhow::Result<(Driv
 impl Driver {
     /// Hands the queued requests to JS. Returns an exit if the runtime must
     /// be replaced.
-    fn dispatch(&mut self, shared: &WorkerShared) -> Option<DriverExit> {
-        let ids = shared.take_queue();
+    fn dispatch(&mut self, table: &RequestTable) -> Option<Interrupt> {
+        let ids = table.take_queue();
         if ids.is_empty() {
             return None;
         }
@@ -146,7 +140,7 @@ impl Driver {
         let handle = v8::Local::new(scope, &self.handle);
         let receiver: v8::Local<v8::Value> = v8::undefined(scope).into();
         for id in ids {
-            let Some((method, has_body)) = shared.dispatch_info(id) else {
+            let Some((method, has_body)) = table.dispatch_info(id) else {
                 continue;
             };
             v8::tc_scope!(let tc, scope);
@@ -159,8 +153,8 @@ impl Driver {
                 let _in_js = watchdog.enter();
                 handle.call(tc, receiver, &args)
             };
-            if shared.take_heap_exhausted() {
-                return Some(DriverExit::Rebuild(Interrupt::HeapLimit));
+            if table.take_heap_exhausted() {
+                return Some(Interrupt::HeapLimit);
             }
             if returned.is_some() {
                 continue;
@@ -168,7 +162,7 @@ impl Driver {
             match watchdog.take_interrupt() {
                 Some(Interrupt::TimeLimit) => {
                     tc.cancel_terminate_execution();
-                    shared.reply_error(
+                    table.reply_error(
                         id,
                         StatusCode::INTERNAL_SERVER_ERROR,
                         &format!(
@@ -178,14 +172,14 @@ impl Driver {
                 }
                 Some(Interrupt::HeapLimit) => {
                     tc.cancel_terminate_execution();
-                    return Some(DriverExit::Rebuild(Interrupt::HeapLimit));
+                    return Some(Interrupt::HeapLimit);
                 }
                 None => {
                     let message = tc
                         .exception()
                         .map(|e| e.to_rust_string_lossy(tc))
                         .unwrap_or_else(|| "unknown error".into());
-                    shared.reply_error(id, StatusCode::INTERNAL_SERVER_ERROR, &message);
+                    table.reply_error(id, StatusCode::INTERNAL_SERVER_ERROR, &message);
                 }
             }
         }
@@ -194,9 +188,9 @@ impl Driver {
 
     /// Runs queued requests and the JS event loop; pending until the runtime
     /// must be replaced.
-    fn poll(&mut self, cx: &mut Context<'_>, shared: &WorkerShared) -> Poll<DriverExit> {
-        shared.set_driver_waker(cx.waker());
-        if let Some(exit) = self.dispatch(shared) {
+    fn poll(&mut self, cx: &mut Context<'_>, table: &RequestTable) -> Poll<Interrupt> {
+        table.set_driver_waker(cx.waker());
+        if let Some(exit) = self.dispatch(table) {
             return Poll::Ready(exit);
         }
         let polled = {
@@ -205,10 +199,10 @@ impl Driver {
             runtime.poll_event_loop(cx, PollEventLoopOptions::default())
         };
         if let Some(interrupt) = self.engine.take_interrupt() {
-            return Poll::Ready(DriverExit::Rebuild(interrupt));
+            return Poll::Ready(interrupt);
         }
-        if shared.take_heap_exhausted() {
-            return Poll::Ready(DriverExit::Rebuild(Interrupt::HeapLimit));
+        if table.take_heap_exhausted() {
+            return Poll::Ready(Interrupt::HeapLimit);
         }
         if let Poll::Ready(Err(error)) = polled {
             eprintln!("fwbench: error in the JS event loop: {error}");
@@ -218,10 +212,11 @@ impl Driver {
 }
 
 /// Keeps the worker's JS runtime serving, rebuilding it when it must go.
-async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
+async fn drive(mut driver: Driver, spec: &AppSpec, table: Rc<RequestTable>) {
     loop {
-        let exit = poll_fn(|cx| driver.poll(cx, &shared)).await;
-        let DriverExit::Rebuild(why) = exit;
+        // The runtime must be replaced: heap limit, or a loop interrupted
+        // between requests, which leaves the microtask queue half run.
+        let why = poll_fn(|cx| driver.poll(cx, &table)).await;
         let (status, message) = match why {
             Interrupt::HeapLimit => (
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -234,14 +229,14 @@ async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
         };
         eprintln!(
             "fwbench: {message}; answering {} requests in flight",
-            shared.in_flight()
+            table.in_flight()
         );
-        shared.reply_all(status, message);
+        table.reply_all(status, message);
         // Whatever flagged the old runtime does not concern the new one.
-        shared.take_heap_exhausted();
+        table.take_heap_exhausted();
         drop(driver);
         driver = loop {
-            match load(spec, &shared).await {
+            match load(spec, &table).await {
                 Ok((driver, _)) => break driver,
                 Err(error) => {
                     eprintln!("fwbench: rebuilding the JS runtime failed: {error:#}; retrying in 1s");
@@ -253,16 +248,15 @@ async fn drive(mut driver: Driver, spec: &AppSpec, shared: Rc<WorkerShared>) {
 }
 
 /// Answers 504 to handlers that overrun `--handler-timeout`: ticks the
-/// table's sweep clock [`bridge::TICKS_PER_HANDLER_TIMEOUT`] times per
+/// table's sweep clock [`TICKS_PER_HANDLER_TIMEOUT`] times per
 /// timeout, forever.
-async fn expire_handlers(shared: Rc<WorkerShared>) {
-    let tick =
-        (shared.config.handler_timeout / bridge::TICKS_PER_HANDLER_TIMEOUT).max(Duration::from_millis(1));
+async fn expire_handlers(table: Rc<RequestTable>) {
+    let tick = (table.config.handler_timeout / TICKS_PER_HANDLER_TIMEOUT).max(Duration::from_millis(1));
     let mut interval = tokio::time::interval(tick);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        shared.expire_handlers();
+        table.expire_handlers();
     }
 }
 
@@ -298,9 +292,9 @@ pub fn run(
                 return;
             }
         };
-        let shared = WorkerShared::new(config);
-        shared.port.set(listener.local_addr().map_or(0, |a| a.port()));
-        let driver = match load(&spec, &shared)
+        let port = listener.local_addr().map_or(0, |a| a.port());
+        let table = Rc::new(RequestTable::new(config, port));
+        let driver = match load(&spec, &table)
             .await
             .with_context(|| format!("failed to load {}", spec.display))
         {
@@ -313,11 +307,11 @@ pub fn run(
                 return;
             }
         };
-        let config = shared.config.clone();
+        let config = table.config.clone();
         let make_service = || {
-            let (shared, host) = (shared.clone(), host.clone());
+            let (table, host) = (table.clone(), host.clone());
             let known_host = service::KnownHost::default();
-            service_fn(move |request| service::handle(&shared, request, &host, &known_host))
+            service_fn(move |request| service::handle(&table, request, &host, &known_host))
         };
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of
@@ -325,8 +319,8 @@ pub fn run(
         // connection wake-up is not free (polling a task's handle is).
         // Neither ends on its own: if one does, it panicked, and a worker
         // that would accept requests nobody answers must stop instead.
-        let sweep = tokio::task::spawn_local(expire_handlers(shared.clone()));
-        let driven = shared.clone();
+        let sweep = tokio::task::spawn_local(expire_handlers(table.clone()));
+        let driven = table.clone();
         let driver = tokio::task::spawn_local(async move { drive(driver, &spec, driven).await });
         tokio::select! {
             () = connections::serve(listener, &config, shutdown, make_service) => {}

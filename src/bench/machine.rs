@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::registry;
+use crate::frameworks;
 use crate::report::{MachineInfo, ToolInfo};
 
 /// Describes this machine; fields it cannot read say "unknown".
@@ -39,10 +39,10 @@ pub fn describe() -> MachineInfo {
 
 /// fwbench, its engine, and the versions of `frameworks` and of the crates
 /// and npm packages that shape the figures.
-pub fn tool_info(frameworks: &[&'static registry::Framework]) -> ToolInfo {
+pub fn tool_info(frameworks: &[&'static frameworks::Framework]) -> ToolInfo {
     let framework_versions = frameworks
         .iter()
-        .map(|framework| (framework.name.to_owned(), registry::version(framework)))
+        .map(|framework| (framework.name.to_owned(), frameworks::version(framework)))
         .collect();
     let mut dependency_versions: BTreeMap<String, String> = [
         ("deno_core", option_env!("FWBENCH_DEP_DENO_CORE")),

@@ -1,13 +1,10 @@
 //! The framework × scenario matrix: which rows a run has, and why a row
 //! cannot run when it cannot.
 
-use super::registry::{self, Framework};
 use crate::cli::MatrixArgs;
-use crate::report::RowKind;
+use crate::frameworks::{self, Framework, Serving};
+use crate::native;
 use crate::scenario::{self, ScenarioInfo, ScenarioRef};
-
-/// The scenarios every native row implements.
-pub const NATIVE_SCENARIOS: &[&str] = &["hello", "param", "mw"];
 
 /// A scenario with its data, or why it could not be read.
 pub struct LoadedScenario {
@@ -52,7 +49,7 @@ impl Matrix {
     /// Resolves `--frameworks`, `--only` and `--scenario` and loads each
     /// scenario's data.
     pub fn resolve(args: &MatrixArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Self> {
-        let frameworks = registry::select(args.frameworks.as_deref())?;
+        let frameworks = frameworks::select(args.frameworks.as_deref())?;
         let refs = scenarios(args.only.as_deref(), &args.scenario)?;
         Ok(Self {
             frameworks,
@@ -127,25 +124,25 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
     let mut rows = Vec::new();
     for scenario in scenarios {
         for &framework in frameworks {
-            let not_run = match (&scenario.info, framework.kind) {
+            let not_run = match (&scenario.info, framework.serving) {
                 (Err(error), _) => Some(NotRun::Failed(format!("the scenario failed to load: {error}"))),
-                (Ok(_), RowKind::Native)
-                    if !(scenario.builtin && NATIVE_SCENARIOS.contains(&scenario.source.name.as_str())) =>
+                (Ok(_), Serving::Native(_))
+                    if !(scenario.builtin && native::SCENARIOS.contains(&scenario.source.name.as_str())) =>
                 {
                     Some(NotRun::Skipped(format!(
                         "native rows implement only the built-in scenarios ({})",
-                        NATIVE_SCENARIOS.join(", ")
+                        native::SCENARIOS.join(", ")
                     )))
                 }
-                (Ok(info), RowKind::Js)
+                (Ok(info), Serving::Js { factory, .. })
                     if !info
                         .apps
                         .iter()
-                        .any(|app| app == framework.name || app == framework.factory) =>
+                        .any(|app| app == framework.name || app == factory) =>
                 {
                     Some(NotRun::Failed(format!(
-                        "the scenario has no app for {} (apps.{})",
-                        framework.name, framework.factory
+                        "the scenario has no app for {} (apps.{factory})",
+                        framework.name
                     )))
                 }
                 _ => None,

@@ -21,7 +21,6 @@ pub mod output;
 pub mod plan;
 mod probe;
 mod progress;
-pub mod registry;
 pub mod row;
 mod run;
 pub mod server;
@@ -31,7 +30,7 @@ pub use row::RowFailure;
 pub use run::{measure_plan, run, MeasuredPlan};
 
 use crate::cli::{CheckArgs, Outcome};
-use crate::report::RowKind;
+use crate::frameworks::{self, RowKind};
 use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
@@ -112,13 +111,13 @@ pub fn list() -> anyhow::Result<()> {
 fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
     writeln!(out, "engine: {}", crate::engine::engine_name())?;
     writeln!(out, "\nframeworks:")?;
-    let width = registry::FRAMEWORKS
+    let width = frameworks::FRAMEWORKS
         .iter()
         .map(|f| f.name.len())
         .max()
         .unwrap_or(0);
-    for framework in registry::FRAMEWORKS {
-        let kind = match framework.kind {
+    for framework in frameworks::FRAMEWORKS {
+        let kind = match framework.kind() {
             RowKind::Js => "js",
             RowKind::Native => "native",
         };
@@ -126,7 +125,7 @@ fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
             out,
             "  {:<width$}  {kind:<6}  {:<34}  {}",
             framework.name,
-            registry::version(framework),
+            frameworks::version(framework),
             framework.about
         )?;
     }

@@ -139,7 +139,7 @@ fn start_rows(
         }
         let framework = row.framework.name;
         let scenario = row.scenario.source.label();
-        let kind = row.framework.kind;
+        let kind = row.framework.kind();
         let info = match (&row.not_run, &row.scenario.info) {
             (Some(NotRun::Skipped(_)), _) => continue,
             (Some(NotRun::Failed(reason)), _) => {

@@ -28,6 +28,10 @@ pub enum Scenario {
     Mw(usize),
 }
 
+/// The built-in scenarios the native rows implement, by name (the names
+/// [`Scenario::from_name`] takes).
+pub const SCENARIOS: &[&str] = &["hello", "param", "mw"];
+
 /// The link that also stores its elapsed time, as in scenarios/mw.js.
 const TIMED_LINK: usize = 3;
 
@@ -44,7 +48,8 @@ impl Scenario {
             "mw" => return Ok(Self::Mw(depth.unwrap_or(MW_DEPTH))),
             _ => {
                 return Err(format!(
-                    "native rows implement only the built-in scenarios hello, param and mw, not '{name}'"
+                    "native rows implement only the built-in scenarios {}, not '{name}'",
+                    SCENARIOS.join(", ")
                 ))
             }
         };
@@ -81,7 +86,7 @@ mod tests {
         let error = Scenario::from_name("hello", Some(3)).unwrap_err();
         assert!(error.contains("has no depth parameter"), "{error}");
         let error = Scenario::from_name("echo", None).unwrap_err();
-        assert!(error.contains("hello, param and mw"), "{error}");
+        assert!(error.contains("hello, param, mw"), "{error}");
     }
 
     #[test]

@@ -12,34 +12,28 @@ use tokio::sync::watch;
 
 use super::{axum_row, hyper_row, Scenario};
 use crate::adapter::{serve_connections, worker_listener, ServeConfig, Workers};
-use crate::bench::registry;
-use crate::report::RowKind;
+use crate::frameworks::NativeServer;
 
-/// Starts `framework` (hyper or axum) serving `scenario` on `listener`,
-/// its chain `depth` links long when given.
+/// Starts `server` serving `scenario` on `listener`, its chain `depth`
+/// links long when given.
 pub fn start(
-    framework: &str,
+    server: NativeServer,
     scenario: &str,
     depth: Option<usize>,
     listener: TcpListener,
     config: ServeConfig,
 ) -> anyhow::Result<Workers> {
     let scenario = Scenario::from_name(scenario, depth).map_err(|error| anyhow!(error))?;
-    let native = registry::find(framework).is_some_and(|found| found.kind == RowKind::Native);
-    if !native {
-        return Err(anyhow!("'{framework}' is not a native framework (hyper, axum)"));
-    }
-    let framework = framework.to_owned();
     let workers = config.workers;
     Workers::spawn(&listener, workers, "fwbench-native", move |listener, shutdown| {
-        if let Err(error) = worker(&framework, scenario, listener, &config, shutdown) {
+        if let Err(error) = worker(server, scenario, listener, &config, shutdown) {
             eprintln!("fwbench: native worker failed: {error:#}");
         }
     })
 }
 
 fn worker(
-    framework: &str,
+    server: NativeServer,
     scenario: Scenario,
     listener: TcpListener,
     config: &ServeConfig,
@@ -53,7 +47,7 @@ fn worker(
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
         let listener = worker_listener(listener)?;
-        if framework == "axum" {
+        if server == NativeServer::Axum {
             let router = axum_row::router(scenario);
             serve_connections(listener, config, shutdown, || {
                 TowerToHyperService::new(router.clone())

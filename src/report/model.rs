@@ -28,6 +28,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// A row's kind is the framework's (src/frameworks.rs); reports carry it.
+pub use crate::frameworks::RowKind;
 pub use crate::load::Percentiles;
 
 /// The version of this JSON layout. Bump it when a field changes meaning,
@@ -119,16 +121,6 @@ pub struct Pinning {
     /// Why pinning was not applied, or anything else worth knowing about it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-/// What kind of server a row measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RowKind {
-    /// A JS framework hosted in the embedded engine.
-    Js,
-    /// A native Rust server (hyper, axum).
-    Native,
 }
 
 /// Whether a row produced figures.

@@ -5,15 +5,15 @@
 //! `request`, its `expect`ations and `apps`, one factory per framework.
 //! js/runtime/scenario.js turns (scenario, framework) into an app; this
 //! module writes the small main module that asks it to, passing the
-//! framework's factory and serving mode from src/bench/registry.rs.
+//! framework's factory and serving mode from src/frameworks.rs.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 
-use crate::bench::registry::Framework;
 use crate::engine::embedded;
+use crate::frameworks::Mode;
 
 mod expect;
 mod info;
@@ -114,15 +114,16 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
 
 /// The main module that serves `framework`'s app from `scenario`: its URL
 /// (for messages and stack traces) and its code. The code hands appFor the
-/// framework's factory and serving mode from the registry, the one list of
-/// frameworks, and the scenario's depth when one was chosen.
-pub fn app_module(scenario: &ScenarioRef, framework: &Framework) -> (ModuleSpecifier, String) {
-    let url = ModuleSpecifier::parse(&format!(
-        "fwbench:///main/{}/{}.js",
-        scenario.label(),
-        framework.name
-    ))
-    .expect("valid URL");
+/// framework's factory and serving mode (from src/frameworks.rs, the one
+/// list of frameworks), and the scenario's depth when one was chosen.
+pub fn app_module(
+    scenario: &ScenarioRef,
+    framework: &str,
+    factory: &str,
+    mode: Mode,
+) -> (ModuleSpecifier, String) {
+    let url = ModuleSpecifier::parse(&format!("fwbench:///main/{}/{}.js", scenario.label(), framework))
+        .expect("valid URL");
     let code = format!(
         "import * as scenario from {url};\n\
          import {{ appFor }} from \"fwbench:///runtime/scenario.js\";\n\
@@ -130,9 +131,9 @@ pub fn app_module(scenario: &ScenarioRef, framework: &Framework) -> (ModuleSpeci
          {{ name: {framework}, factory: {factory}, mode: {mode} }}, {options});\n",
         url = json_string(scenario.url.as_str()),
         name = json_string(&scenario.name),
-        framework = json_string(framework.name),
-        factory = json_string(framework.factory),
-        mode = json_string(framework.mode.as_str()),
+        framework = json_string(framework),
+        factory = json_string(factory),
+        mode = json_string(mode.as_str()),
         options = options_literal(scenario.depth),
     );
     (url, code)
@@ -177,8 +178,9 @@ mod tests {
             root: None,
             depth: None,
         };
-        let hono_patched = crate::bench::registry::find("hono-patched").unwrap();
-        let (url, code) = app_module(&scenario, hono_patched);
+        let hono_patched =
+            |scenario: &ScenarioRef| app_module(scenario, "hono-patched", "hono", Mode::HonoNodeServer);
+        let (url, code) = hono_patched(&scenario);
         assert_eq!(url.as_str(), "fwbench:///main/we%22ird/hono-patched.js");
         assert!(
             code.contains(
@@ -186,7 +188,7 @@ mod tests {
             ),
             "{code}"
         );
-        let (url, code) = app_module(&scenario.at_depth(8), hono_patched);
+        let (url, code) = hono_patched(&scenario.at_depth(8));
         assert_eq!(url.as_str(), "fwbench:///main/we%22ird@8/hono-patched.js");
         assert!(code.ends_with(", { depth: 8 });\n"), "{code}");
     }

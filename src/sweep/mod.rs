@@ -25,8 +25,9 @@ pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 
 use crate::bench::matrix::{self, Matrix};
 use crate::bench::output::write_file;
-use crate::bench::{self, registry, BenchPlan};
+use crate::bench::{self, BenchPlan};
 use crate::cli::{Outcome, SweepArgs};
+use crate::frameworks;
 use crate::scenario;
 
 /// Runs `fwbench sweep`: checks the scenario has a depth parameter, builds
@@ -52,7 +53,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     }
     let depths = &args.depths.0;
     let matrix = Matrix {
-        frameworks: registry::select(args.frameworks.as_deref())?,
+        frameworks: frameworks::select(args.frameworks.as_deref())?,
         scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
