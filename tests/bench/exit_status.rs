@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{fixture, fwbench, Server};
-use crate::scratch;
+use super::scratch;
+use crate::support::{fixture, fwbench, Server};
 
 /// The exit code of `fwbench ARGS...`, with its output for messages.
 fn exit_code(args: &[&str]) -> (i32, String) {

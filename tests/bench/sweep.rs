@@ -2,8 +2,8 @@
 //! files with a fit per framework; a scenario without a depth parameter is
 //! refused before anything starts.
 
-use crate::common::{fixture, fwbench};
-use crate::{read_json, scratch};
+use super::{read_json, scratch};
+use crate::support::{fixture, fwbench};
 
 #[test]
 fn a_short_sweep_fits_each_framework_and_writes_its_files() {

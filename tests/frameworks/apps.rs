@@ -9,7 +9,7 @@
 //! scenarios (scenarios/*.js) set what differs, so their expectations are
 //! the same for every framework.
 
-use crate::common::{fixture, Connection, Response, Server};
+use crate::support::{fixture, Connection, Response, Server};
 
 /// What one framework answers by default.
 struct App {

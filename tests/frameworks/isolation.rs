@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{fixture, Connection, Server};
+use crate::support::{fixture, Connection, Server};
 
 /// GET `path` on `conn`, as JSON.
 fn get_json(conn: &mut Connection, path: &str) -> Value {

@@ -11,18 +11,23 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::common::{fixture, fwbench, Server};
+use fwbench::frameworks::{RowKind, FRAMEWORKS};
 
-/// Every framework fwbench knows, as `--framework` spells it.
-const FRAMEWORKS: [&str; 7] = [
-    "s200",
-    "s200-light",
-    "hono",
-    "hono-patched",
-    "express",
-    "fastify",
-    "elysia",
-];
+use crate::support::{fixture, fwbench, Server};
+
+/// Every JS framework in the registry, as `--framework` spells it.
+fn js_frameworks() -> Vec<&'static str> {
+    FRAMEWORKS
+        .iter()
+        .filter(|framework| framework.kind() == RowKind::Js)
+        .map(|framework| framework.name)
+        .collect()
+}
+
+/// Every framework in the registry, JS and native.
+fn all_frameworks() -> impl Iterator<Item = &'static str> {
+    FRAMEWORKS.iter().map(|framework| framework.name)
+}
 
 /// What a scenario module exports, as tests/fixtures/frameworks/describe.js
 /// serves it.
@@ -172,7 +177,7 @@ macro_rules! matrix {
         )*
         #[test]
         fn the_matrix_covers_every_framework() {
-            assert_eq!([$($framework),*], FRAMEWORKS);
+            assert_eq!(vec![$($framework),*], js_frameworks());
         }
     };
 }
@@ -191,7 +196,9 @@ matrix! {
 /// framework (hono-patched reuses hono's).
 #[test]
 fn builtin_scenarios_state_the_reference_shapes() {
-    let factories = ["s200", "s200-light", "hono", "express", "fastify", "elysia"];
+    // Each JS row's factory, once (hono-patched shares hono's).
+    let mut factories: Vec<&str> = FRAMEWORKS.iter().filter_map(|f| f.factory()).collect();
+    factories.dedup();
     for name in ["hello", "param", "mw"] {
         let scenario = scenario(&format!("builtin/{name}"));
         assert!(!scenario.description.is_empty(), "{name}: description");
@@ -222,7 +229,7 @@ fn builtin_scenarios_state_the_reference_shapes() {
 /// framework, native rows included, stamps exactly x-mw-1 … x-mw-N.
 #[test]
 fn every_framework_builds_the_mw_chain_at_any_depth() {
-    for framework in FRAMEWORKS.iter().chain(&["hyper", "axum"]) {
+    for framework in all_frameworks() {
         for depth in [0usize, 8] {
             let depth_arg = depth.to_string();
             let server = Server::start_with(&[

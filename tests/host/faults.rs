@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::common::{fixture, Server};
+use crate::support::{fixture, Server};
 
 fn faults(extra: &[&str]) -> Server {
     Server::start(&fixture("faults/app.js"), extra)

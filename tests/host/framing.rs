@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::common::{fixture, Connection, Server};
+use crate::support::{fixture, Connection, Server};
 
 fn hostile(extra: &[&str]) -> Server {
     Server::start(&fixture("hostile/app.js"), extra)

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{fixture, Connection, Server};
+use crate::support::{fixture, Connection, Server};
 
 fn hostile(extra: &[&str]) -> Server {
     Server::start(&fixture("hostile/app.js"), extra)

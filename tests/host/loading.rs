@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::common::fixture;
+use crate::support::fixture;
 
 /// Runs `fwbench serve` on a broken app; returns stderr (it must fail).
 fn serve_fails(app: &str) -> String {

@@ -1,6 +1,6 @@
 //! Every way out of the sandbox is refused with a clear JS error.
 
-use crate::common::{fixture, Server};
+use crate::support::{fixture, Server};
 
 /// Asserts that the fixture's `path` attempt was refused with an error
 /// whose text contains each of `needles`.

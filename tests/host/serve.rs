@@ -1,6 +1,6 @@
 //! The request and response shapes that cross the adapter.
 
-use crate::common::{fixture, Connection, Server};
+use crate::support::{fixture, Connection, Server};
 
 #[test]
 fn serves_the_bare_hello_app() {

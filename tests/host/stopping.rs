@@ -4,7 +4,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{fixture, fwbench_within, signal, wait_or_kill, Server};
+use crate::support::{fixture, fwbench_within, signal, wait_or_kill, Server};
 
 const STOP_WITHIN: Duration = Duration::from_secs(3);
 

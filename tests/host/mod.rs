@@ -2,8 +2,6 @@
 //! adapter, driven over real TCP connections. One test binary, modules by
 //! topic (ripgrep's layout).
 
-#[path = "../common/mod.rs"]
-mod common;
 mod faults;
 mod framing;
 mod hostile;

@@ -1,14 +1,13 @@
 //! Integration tests of `fwbench load` against in-process servers on
-//! loopback (see `load_support`). Each test builds a plan in code, or flags
+//! loopback (see `support::servers`). Each test builds a plan in code, or flags
 //! through clap, and calls the generator in-process, as oha's tests do.
-
-mod load_support;
 
 use std::time::Duration;
 
 use clap::Parser;
 use fwbench::load::{self, ExpectHeader, LoadError, LoadPlan, LoadReport, Verdict};
-use load_support::{ok, raw, scripted, Action};
+
+use crate::support::servers::{ok, raw, scripted, Action};
 
 fn plan(url: &str) -> LoadPlan {
     let mut p = LoadPlan::new(url).expect("valid plan");
@@ -55,7 +54,7 @@ fn exact_request_count_with_pipelining() {
 
 #[test]
 fn a_json_hello_validates_clean() {
-    let server = load_support::hello();
+    let server = crate::support::servers::hello();
     let mut p = count_plan(&server.url(), 200);
     p.expect.status = Some(200);
     p.expect.headers.push(ExpectHeader {
@@ -146,7 +145,7 @@ fn validation_mismatches_by_kind_with_an_example() {
 }
 
 /// A server that stalls once for 500 ms, about a second into the run.
-fn stall_once() -> load_support::Server {
+fn stall_once() -> crate::support::servers::Server {
     scripted(|i| {
         if i == 150 {
             Action::Stall(Duration::from_millis(500))
@@ -257,7 +256,7 @@ fn chunked_and_close_delimited_bodies() {
 
 #[test]
 fn server_going_away_mid_run_keeps_partial_figures() {
-    let mut server = load_support::hello();
+    let mut server = crate::support::servers::hello();
     let url = server.url();
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));

@@ -1,10 +1,9 @@
-//! Test support shared by the integration test binaries (tests/host,
-//! tests/frameworks): start `fwbench serve` on an ephemeral port and talk to
-//! it with a small, real HTTP/1.1 client over TCP.
-//!
-//! Each binary includes this file with `#[path = "../common/mod.rs"] mod
-//! common;`, and no binary uses every helper, hence the `dead_code` allow.
-#![allow(dead_code)]
+//! Support for the integration tests: start `fwbench serve` on an
+//! ephemeral port and talk to it with a small, real HTTP/1.1 client over
+//! TCP, run the other commands, and ([`servers`]) in-process servers for
+//! the load generator's tests.
+
+pub mod servers;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,7 +1,7 @@
 //! Tests of the report writers and `compare` through the public API: golden
 //! files for the terminal table, markdown, CSV, JSON and compare output
 //! (deno_core's style: `tests/golden/<name>.out`, regenerated with
-//! `UPDATE_EXPECTED=1 cargo test --release --test report`), a JSON
+//! `UPDATE_EXPECTED=1 cargo test --release --test tests report::`), a JSON
 //! round-trip, load errors, and a well-formedness check of the SVG.
 
 use std::collections::BTreeMap;

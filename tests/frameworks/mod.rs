@@ -8,9 +8,6 @@
 //! start-up is 100-300 ms, so the binary stays well under a minute on two
 //! cores).
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod apps;
 mod isolation;
 mod scenarios;

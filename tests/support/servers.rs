@@ -2,8 +2,6 @@
 //! `127.0.0.1:0` (mini-redis's `start_server()` shape) and on its own thread
 //! and runtime, so stopping one closes every connection it holds.
 
-#![allow(dead_code)]
-
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

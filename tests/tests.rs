@@ -1,0 +1,16 @@
+//! fwbench's integration tests, in one test binary (ripgrep's layout): one
+//! module per area, and one support module they share. One binary means
+//! one link of the engine instead of one per area.
+//!
+//! - `host`: `fwbench serve`, the JS host and its hyper adapter over TCP;
+//! - `frameworks`: the peer frameworks' apps and every built-in scenario;
+//! - `bench`: `check`, `bench`, `sweep`, their reports and exit statuses;
+//! - `load`: the load generator against in-process servers;
+//! - `report`: the report writers and `compare` (golden files).
+
+mod bench;
+mod frameworks;
+mod host;
+mod load;
+mod report;
+mod support;
