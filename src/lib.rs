@@ -15,7 +15,8 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`sweep`]: `sweep`, the cost of one more middleware link;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
-- [`cli`]: the command line (clap).
+- [`cli`]: the command line (clap);
+- [`units`]: how times are written for people.
 */
 #![warn(missing_docs)]
 
@@ -32,3 +33,4 @@ pub mod scenario;
 pub mod serve;
 pub mod sweep;
 mod thread_cpu;
+pub mod units;

@@ -19,7 +19,6 @@
 use std::time::{Duration, Instant};
 
 use super::cpus::CpuSets;
-use super::server::ServerProcess;
 
 /// CPU time (user + system, every thread) of process `pid`.
 pub fn process_cpu_time(pid: u32) -> Option<Duration> {
@@ -144,12 +143,13 @@ pub struct RoundCpu {
 }
 
 impl RoundClock {
-    /// Reads the clocks now, for `server` pinned as `sets` says.
-    pub fn start(server: &ServerProcess, sets: &CpuSets) -> RoundClock {
+    /// Reads the clocks now, for the server process `pid` pinned as `sets`
+    /// says.
+    pub fn start(pid: u32, sets: &CpuSets) -> RoundClock {
         let cpus = sets.for_servers();
         RoundClock {
-            cpu: server.cpu_time(),
-            wait: run_queue_wait(server.pid()),
+            cpu: process_cpu_time(pid),
+            wait: run_queue_wait(pid),
             own: process_cpu_time(std::process::id()),
             set: cpu_set_time(&cpus),
             cpus,
@@ -160,11 +160,11 @@ impl RoundClock {
     /// The shares since [`RoundClock::start`], over the `cores` the server
     /// could keep busy; a share is `None` when a clock it needs could not
     /// be read at either end.
-    pub fn stop(&self, server: &ServerProcess, cores: usize) -> RoundCpu {
+    pub fn stop(&self, pid: u32, cores: usize) -> RoundCpu {
         let wall = self.started.elapsed();
         let since = |start: Option<Duration>, now: Option<Duration>| now?.checked_sub(start?);
-        let ran = since(self.cpu, server.cpu_time());
-        let waited = since(self.wait, run_queue_wait(server.pid()));
+        let ran = since(self.cpu, process_cpu_time(pid));
+        let waited = since(self.wait, run_queue_wait(pid));
         // Pinned, fwbench's load runs on other CPUs than the server's.
         let own = if self.cpus.is_empty() {
             since(self.own, process_cpu_time(std::process::id()))

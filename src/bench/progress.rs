@@ -86,28 +86,7 @@ fn draw(state: &State) {
         state.done,
         state.total,
         state.label,
-        format_duration(left)
+        crate::units::wall_time(left.as_secs() as f64)
     );
     let _ = err.flush();
-}
-
-/// `1m05s`, `42s`.
-pub fn format_duration(duration: Duration) -> String {
-    let secs = duration.as_secs();
-    if secs >= 60 {
-        format!("{}m{:02}s", secs / 60, secs % 60)
-    } else {
-        format!("{secs}s")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_as_minutes_and_seconds() {
-        assert_eq!(format_duration(Duration::from_secs(65)), "1m05s");
-        assert_eq!(format_duration(Duration::from_secs(42)), "42s");
-    }
 }

@@ -244,12 +244,12 @@ fn measure_rounds(
             // both sides were, so the report can mark a row whose load
             // generator, not its server, set the pace, and how long the
             // server waited for a CPU (a busy machine).
-            let clock = RoundClock::start(&row.server, &plan.cpus);
+            let clock = RoundClock::start(row.server.pid(), &plan.cpus);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
                 // A run cut short by Ctrl-C is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
-                    let cpu = clock.stop(&row.server, server_cores);
+                    let cpu = clock.stop(row.server.pid(), server_cores);
                     let round = to_round(&measured, row.info.expect.status, load_threads, cpu);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);

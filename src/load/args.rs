@@ -11,6 +11,8 @@ naming the expected syntax.
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::limits::MAX_PIPELINE;
+
 /// Flags of `fwbench load URL [options]`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
@@ -161,10 +163,10 @@ fn parse_count(text: &str) -> Result<u64, String> {
 
 fn parse_pipeline(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
-        Ok(n) if (1..=super::plan::MAX_PIPELINE).contains(&n) => Ok(n),
+        Ok(n) if (1..=MAX_PIPELINE).contains(&n) => Ok(n),
         _ => Err(format!(
             "invalid pipeline depth '{text}': expected a whole number from 1 to {}",
-            super::plan::MAX_PIPELINE
+            MAX_PIPELINE
         )),
     }
 }

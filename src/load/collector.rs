@@ -6,8 +6,6 @@ stays flat however long the run; the threads' collectors are merged at the
 end.
 */
 
-use std::fmt;
-use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,142 +14,14 @@ use hdrhistogram::Histogram;
 use tokio::time::Instant;
 
 use super::conn::Answer;
+use super::error::RequestError;
 use super::histogram;
-use super::response::Malformed;
 
 /// A request is reported late when it went out this much after its
 /// intended send time (open loop only). With the precise pacer a send is
 /// normally a few µs late; 1 ms means the client or a stalled connection
 /// held it back.
 pub(crate) const LATE_AFTER: Duration = Duration::from_millis(1);
-
-/// Kinds of failed request, counted separately.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// Could not open a connection.
-    Connect,
-    /// Reading the response failed, or the server closed the connection
-    /// before the response was complete.
-    Read,
-    /// Writing the request failed.
-    Write,
-    /// No complete response within `--timeout`.
-    Timeout,
-    /// The bytes received are not a valid HTTP/1.1 response.
-    Malformed,
-}
-
-impl ErrorKind {
-    /// Every kind, in report order.
-    pub const ALL: [ErrorKind; 5] = [
-        Self::Connect,
-        Self::Read,
-        Self::Write,
-        Self::Timeout,
-        Self::Malformed,
-    ];
-
-    /// Lower-case name used in reports and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Connect => "connect",
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Timeout => "timeout",
-            Self::Malformed => "malformed",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// A failed request (or connection attempt). Cheap to build: the message
-/// is only formatted when the collector keeps it as an example.
-#[derive(Debug)]
-pub(crate) struct RequestError {
-    pub(crate) kind: ErrorKind,
-    detail: Detail,
-}
-
-#[derive(Debug)]
-enum Detail {
-    Io(io::Error),
-    Malformed(Malformed),
-    Closed { before_response: bool },
-    Timeout(Duration),
-    ConnectTimeout(Duration),
-    Abandoned,
-}
-
-impl RequestError {
-    pub(crate) fn io(kind: ErrorKind, e: io::Error) -> Self {
-        RequestError {
-            kind,
-            detail: Detail::Io(e),
-        }
-    }
-
-    pub(crate) fn malformed(m: Malformed) -> Self {
-        RequestError {
-            kind: ErrorKind::Malformed,
-            detail: Detail::Malformed(m),
-        }
-    }
-
-    pub(crate) fn closed(before_response: bool) -> Self {
-        RequestError {
-            kind: ErrorKind::Read,
-            detail: Detail::Closed { before_response },
-        }
-    }
-
-    pub(crate) fn timeout(after: Duration) -> Self {
-        RequestError {
-            kind: ErrorKind::Timeout,
-            detail: Detail::Timeout(after),
-        }
-    }
-
-    pub(crate) fn connect_timeout(after: Duration) -> Self {
-        RequestError {
-            kind: ErrorKind::Connect,
-            detail: Detail::ConnectTimeout(after),
-        }
-    }
-
-    /// A pipelined request lost because an earlier one on the same
-    /// connection failed with `kind`.
-    pub(crate) fn abandoned(kind: ErrorKind) -> Self {
-        RequestError {
-            kind,
-            detail: Detail::Abandoned,
-        }
-    }
-}
-
-impl fmt::Display for RequestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.detail {
-            Detail::Io(e) => write!(f, "{}: {e}", self.kind.name()),
-            Detail::Malformed(m) => write!(f, "malformed response: {m}"),
-            Detail::Closed {
-                before_response: true,
-            } => f.write_str("read: the server closed the connection without responding"),
-            Detail::Closed {
-                before_response: false,
-            } => f.write_str("read: the server closed the connection in the middle of a response"),
-            Detail::Timeout(d) => write!(f, "timeout: no complete response within {d:?}"),
-            Detail::ConnectTimeout(d) => write!(f, "connect: not connected within {d:?}"),
-            Detail::Abandoned => write!(
-                f,
-                "{}: an earlier pipelined request on the connection failed",
-                self.kind.name()
-            ),
-        }
-    }
-}
 
 /// One answered request and its timestamps.
 #[derive(Debug)]
@@ -330,6 +200,7 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::error::ErrorKind;
     use crate::load::validate::MismatchKind;
 
     fn answer(status: u16, mismatch: Option<MismatchKind>) -> Answer {

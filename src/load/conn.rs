@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::collector::{ErrorKind, RequestError};
+use super::error::{ErrorKind, RequestError};
 use super::response::{parse_head, BodyDecoder, Malformed};
 use super::validate::{BodySink, Checker, MismatchKind};
 

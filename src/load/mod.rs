@@ -19,14 +19,16 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 # Layout (one file per concern, after oha's `src/`)
 
 - `args.rs`: the raw clap flags ([`LoadArgs`]) and value parsers.
-- `plan.rs`: the validated [`LoadPlan`] (flags → plan in one place).
+- `plan.rs`: the validated [`LoadPlan`] (flags → plan in one place);
+  `limits.rs`: its bounds and defaults.
 - `target.rs`: URL parsing and the loopback-only rule.
 - `worker.rs`: threads, event loops, the stop rule and the one request loop.
 - `pacer.rs`: when requests are due (closed loop, open loop schedule).
 - `conn.rs`: the hand-written HTTP/1.1 client connection.
 - `response.rs`: response framing (head, Content-Length, chunked), no I/O.
 - `validate.rs`: expectations and the per-response checks.
-- `collector.rs`: per-thread aggregation of outcomes; error kinds.
+- `collector.rs`: per-thread aggregation of outcomes; `error.rs`: why a
+  request failed (the error kinds).
 - `histogram.rs`: HDR histograms and their text output.
 - `cpu.rs`: the generator's own CPU time and memory.
 - `report.rs`: [`LoadReport`], every figure plus warnings.
@@ -40,7 +42,9 @@ mod args;
 mod collector;
 mod conn;
 mod cpu;
+mod error;
 mod histogram;
+mod limits;
 mod monitor;
 mod pacer;
 mod plan;
@@ -60,12 +64,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 pub use args::{parse_duration, parse_expect_header, parse_header, ExpectHeaderArg, HeaderArg, LoadArgs};
-pub use collector::ErrorKind;
+pub use error::ErrorKind;
 pub use histogram::{write_percentiles, LatencyStats, Percentiles};
-pub use plan::{
-    available_cpus, LoadPlan, PlanError, RequestSpec, DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP,
-    MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
-};
+pub use limits::{DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS};
+pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};
 pub use target::{is_loopback, parse_target, Target, TargetError};

@@ -12,22 +12,11 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::args::{is_token_byte, LoadArgs};
+use super::limits::{
+    DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
+};
 use super::target::{parse_target, Target, TargetError};
 use super::validate::{ExpectHeader, Expectations};
-
-/// Deepest `--pipeline`.
-pub const MAX_PIPELINE: u32 = 256;
-/// Most connections in one run.
-pub const MAX_CONNECTIONS: usize = 10_000;
-/// Most worker threads.
-pub const MAX_THREADS: usize = 256;
-/// The hard cap on any run: no duration may exceed it, and a run by
-/// request count is stopped when it is reached.
-pub const HARD_CAP: Duration = Duration::from_secs(3600);
-/// Duration when neither `-d` nor `-n` is given (wrk's default).
-pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
-/// Per-request timeout unless told otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A plan that cannot run.
 #[derive(Debug, thiserror::Error)]

@@ -10,13 +10,14 @@ use std::io::{self, Write};
 
 use super::histogram::LatencyStats;
 use super::report::LoadReport;
+use crate::units;
 
 /// Writes the human summary of `r` to `out`.
 pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
     let what = match (r.duration_s, r.requests_planned) {
-        (Some(d), None) => format!("{} test", fmt_secs(d)),
+        (Some(d), None) => format!("{} test", units::wall_time(d)),
         (None, Some(n)) => format!("{n}-request test"),
-        (Some(d), Some(n)) => format!("{n}-request test (at most {})", fmt_secs(d)),
+        (Some(d), Some(n)) => format!("{n}-request test (at most {})", units::wall_time(d)),
         (None, None) => "test".to_string(),
     };
     writeln!(out, "Running {what} @ {}", r.url)?;
@@ -35,7 +36,7 @@ pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
         shape += &format!(", pipeline {}", r.pipeline);
     }
     if r.warmup_s > 0.0 {
-        shape += &format!(", warm-up {} excluded", fmt_secs(r.warmup_s));
+        shape += &format!(", warm-up {} excluded", units::wall_time(r.warmup_s));
     }
     writeln!(out, "{shape}\n")?;
 
@@ -59,7 +60,7 @@ pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
         out,
         "  {} responses in {}, {} read",
         r.responses,
-        fmt_secs(r.measured_s),
+        units::wall_time(r.measured_s),
         fmt_bytes(r.bytes_read as f64)
     )?;
     writeln!(
@@ -118,9 +119,9 @@ pub fn print(r: &LoadReport, out: &mut dyn Write) -> io::Result<()> {
             "  Late sends:    {} of {} more than {} behind schedule (mean {}, worst {})",
             late.count,
             r.responses,
-            fmt_us(late.threshold_us as f64),
-            fmt_us(late.mean_us),
-            fmt_us(late.max_us as f64)
+            units::latency(late.threshold_us as f64),
+            units::latency(late.mean_us),
+            units::latency(late.max_us as f64)
         )?;
     }
     let threads: Vec<String> = r
@@ -165,14 +166,14 @@ fn latency_row(out: &mut dyn Write, label: &str, s: &LatencyStats) -> io::Result
         out,
         "  {:<13}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}{:>10}",
         label,
-        fmt_us(p.mean),
-        fmt_us(p.stdev),
-        fmt_us(p.p50 as f64),
-        fmt_us(p.p90 as f64),
-        fmt_us(p.p99 as f64),
-        fmt_us(p.p999 as f64),
-        fmt_us(p.p9999 as f64),
-        fmt_us(p.max as f64),
+        units::latency(p.mean),
+        units::latency(p.stdev),
+        units::latency(p.p50 as f64),
+        units::latency(p.p90 as f64),
+        units::latency(p.p99 as f64),
+        units::latency(p.p999 as f64),
+        units::latency(p.p9999 as f64),
+        units::latency(p.max as f64),
     )
 }
 
@@ -181,26 +182,6 @@ fn plural(n: u64) -> &'static str {
         ""
     } else {
         "s"
-    }
-}
-
-/// Formats microseconds with a unit, as wrk does (`812.00us`, `1.23ms`,
-/// `2.00s`).
-pub fn fmt_us(us: f64) -> String {
-    if us < 1_000.0 {
-        format!("{us:.2}us")
-    } else if us < 1_000_000.0 {
-        format!("{:.2}ms", us / 1e3)
-    } else {
-        format!("{:.2}s", us / 1e6)
-    }
-}
-
-fn fmt_secs(s: f64) -> String {
-    if s >= 1.0 && s.fract() == 0.0 {
-        format!("{s:.0}s")
-    } else {
-        format!("{s:.2}s")
     }
 }
 
@@ -221,14 +202,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units() {
-        assert_eq!(fmt_us(812.0), "812.00us");
-        assert_eq!(fmt_us(1234.0), "1.23ms");
-        assert_eq!(fmt_us(2_000_000.0), "2.00s");
+    fn byte_counts_take_binary_units() {
         assert_eq!(fmt_bytes(512.0), "512.00B");
         assert_eq!(fmt_bytes(1536.0), "1.50KB");
         assert_eq!(fmt_bytes(3.0 * 1024.0 * 1024.0), "3.00MB");
-        assert_eq!(fmt_secs(10.0), "10s");
-        assert_eq!(fmt_secs(0.5), "0.50s");
     }
 }

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::collector::{Collector, ErrorKind, LATE_AFTER};
+use super::collector::{Collector, LATE_AFTER};
 use super::cpu;
+use super::error::ErrorKind;
 use super::histogram::LatencyStats;
 use super::plan::LoadPlan;
 use super::validate::MismatchKind;
@@ -352,7 +353,7 @@ fn warnings(r: &LoadReport, plan: &LoadPlan) -> Vec<String> {
                  did not keep up with --rate {rate}",
                 late.count,
                 late.count as f64 * 100.0 / r.responses.max(1) as f64,
-                super::printer::fmt_us(late.threshold_us as f64),
+                crate::units::latency(late.threshold_us as f64),
             ));
         }
         if r.measured_s > 0.0 && r.requests_per_sec < rate * 0.9 {

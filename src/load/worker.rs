@@ -28,11 +28,13 @@ use std::time::Duration;
 use tokio::task::LocalSet;
 use tokio::time::{Instant, Sleep};
 
-use super::collector::{Collector, Exchange, LiveCounters, RequestError};
+use super::collector::{Collector, Exchange, LiveCounters};
 use super::conn::Conn;
 use super::cpu;
+use super::error::RequestError;
+use super::limits::HARD_CAP;
 use super::pacer::Pacer;
-use super::plan::{LoadPlan, HARD_CAP};
+use super::plan::LoadPlan;
 use super::validate::Checker;
 
 /// A connection that failed to connect this many times in a row stops

@@ -95,16 +95,6 @@ pub fn percent(value: f64) -> String {
     format!("{rounded:+}%")
 }
 
-/// A duration in seconds as `4m 12s`, `12.5s` or `0.8s`.
-pub fn wall_time(seconds: f64) -> String {
-    if seconds >= 60.0 {
-        let whole = seconds.round() as u64;
-        format!("{}m {:02}s", whole / 60, whole % 60)
-    } else {
-        format!("{seconds:.1}s")
-    }
-}
-
 /// CPU ids as `0, 2-3`, or `none`.
 pub fn cpus(ids: &[usize]) -> String {
     if ids.is_empty() {
@@ -153,8 +143,6 @@ mod tests {
         assert_eq!(percent(-47.98), "-48%");
         assert_eq!(percent(-0.4), "+0%");
         assert_eq!(percent(3.2), "+3%");
-        assert_eq!(wall_time(252.4), "4m 12s");
-        assert_eq!(wall_time(12.46), "12.5s");
         assert_eq!(cpus(&[3, 0, 1, 2, 5]), "0-3, 5");
         assert_eq!(cpus(&[]), "none");
         assert_eq!(rps_marked(10307.6, true), "10308‡");

@@ -165,7 +165,7 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
         format!(
             "started {} · wall time {} · up to {} round{} per row",
             report.started_at,
-            format::wall_time(report.wall_time_s),
+            crate::units::wall_time(report.wall_time_s),
             summary.max_rounds,
             if summary.max_rounds == 1 { "" } else { "s" }
         ),
