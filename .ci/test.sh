@@ -6,6 +6,10 @@
 #   .ci/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+printf '\n== .ci/engine_test.sh (where the V8 archive comes from)\n' >&2
+.ci/engine_test.sh
+
 .ci/setup.sh
 # The engine setup.sh built: every cargo command below must use the same
 # features and archive, or it would build the engine again.
