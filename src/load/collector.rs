@@ -25,6 +25,9 @@ use super::response::Malformed;
 /// held it back.
 pub(crate) const LATE_AFTER: Duration = Duration::from_millis(1);
 
+/// How many [`ErrorKind`]s there are.
+const KINDS: usize = 6;
+
 /// Kinds of failed request, counted separately.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -39,16 +42,22 @@ pub enum ErrorKind {
     Timeout,
     /// The bytes received are not a valid HTTP/1.1 response.
     Malformed,
+    /// Bytes arrived while no request was outstanding on the connection (a
+    /// server that answers twice, or before it is asked). hyper's client
+    /// refuses them too: taken as the next answer, they would credit the
+    /// server with responses it never made to those requests.
+    Unsolicited,
 }
 
 impl ErrorKind {
     /// Every kind, in report order.
-    pub const ALL: [ErrorKind; 5] = [
+    pub const ALL: [ErrorKind; KINDS] = [
         Self::Connect,
         Self::Read,
         Self::Write,
         Self::Timeout,
         Self::Malformed,
+        Self::Unsolicited,
     ];
 
     /// Lower-case name used in reports and JSON.
@@ -59,6 +68,7 @@ impl ErrorKind {
             Self::Write => "write",
             Self::Timeout => "timeout",
             Self::Malformed => "malformed",
+            Self::Unsolicited => "unsolicited",
         }
     }
 
@@ -83,6 +93,7 @@ enum Detail {
     Timeout(Duration),
     ConnectTimeout(Duration),
     Abandoned,
+    Unsolicited { bytes: usize },
 }
 
 impl RequestError {
@@ -121,6 +132,14 @@ impl RequestError {
         }
     }
 
+    /// `bytes` (at least) arrived while no request was outstanding.
+    pub(crate) fn unsolicited(bytes: usize) -> Self {
+        RequestError {
+            kind: ErrorKind::Unsolicited,
+            detail: Detail::Unsolicited { bytes },
+        }
+    }
+
     /// A pipelined request lost because an earlier one on the same
     /// connection failed with `kind`.
     pub(crate) fn abandoned(kind: ErrorKind) -> Self {
@@ -144,6 +163,11 @@ impl fmt::Display for RequestError {
             } => f.write_str("read: the server closed the connection in the middle of a response"),
             Detail::Timeout(d) => write!(f, "timeout: no complete response within {d:?}"),
             Detail::ConnectTimeout(d) => write!(f, "connect: not connected within {d:?}"),
+            Detail::Unsolicited { bytes } => write!(
+                f,
+                "unsolicited: {bytes} bytes arrived while no request was outstanding on the \
+                 connection (the server answered more than it was asked, or before)"
+            ),
             Detail::Abandoned => write!(
                 f,
                 "{}: an earlier pipelined request on the connection failed",
@@ -200,8 +224,8 @@ pub(crate) struct Collector {
     /// 2xx and validated.
     pub(crate) successes: u64,
     pub(crate) bytes: u64,
-    pub(crate) errors: [u64; 5],
-    pub(crate) error_examples: [Option<String>; 5],
+    pub(crate) errors: [u64; KINDS],
+    pub(crate) error_examples: [Option<String>; KINDS],
     pub(crate) mismatches: [u64; 3],
     pub(crate) mismatch_example: Option<String>,
     pub(crate) late: Late,
@@ -221,7 +245,7 @@ impl Collector {
             responses: 0,
             successes: 0,
             bytes: 0,
-            errors: [0; 5],
+            errors: [0; KINDS],
             error_examples: Default::default(),
             mismatches: [0; 3],
             mismatch_example: None,

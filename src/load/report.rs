@@ -362,6 +362,14 @@ fn warnings(r: &LoadReport, plan: &LoadPlan) -> Vec<String> {
             ));
         }
     }
+    let unsolicited = r.errors.get(ErrorKind::Unsolicited.name()).copied().unwrap_or(0);
+    if unsolicited > 0 {
+        w.push(format!(
+            "{unsolicited} times the server sent bytes while no request was outstanding: its \
+             answers cannot be matched to requests, so its req/s and latency are not to be \
+             trusted; the run is flagged"
+        ));
+    }
     if r.mismatches_total > 0 {
         w.push(format!(
             "{} responses failed validation; the run is flagged",
