@@ -270,8 +270,9 @@ pub struct ServeArgs {
     /// Largest request body in bytes (413 past it).
     #[arg(long, default_value_t = 1 << 20)]
     pub max_body_bytes: usize,
-    /// Largest request head in bytes (431 or a closed connection past it).
-    #[arg(long, default_value_t = 16 << 10)]
+    /// Largest request head in bytes (431 or a closed connection past it);
+    /// at least 8192, the smallest read buffer hyper accepts.
+    #[arg(long, default_value_t = 16 << 10, value_parser = parse_header_bytes)]
     pub max_header_bytes: usize,
     /// Most header lines in a request head (431 past it), whatever their
     /// size; raising it costs an allocation per request.
@@ -283,6 +284,22 @@ pub struct ServeArgs {
     /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
+}
+
+/// Parses `--max-header-bytes`, refusing what hyper cannot honour (issue
+/// 30, I: below its minimum the limit was silently raised).
+fn parse_header_bytes(text: &str) -> Result<usize, String> {
+    let min = crate::adapter::MIN_HEADER_BYTES;
+    match text.trim().parse::<usize>() {
+        Ok(bytes) if bytes >= min => Ok(bytes),
+        Ok(bytes) => Err(format!(
+            "{bytes} is below {min}: hyper's read buffer, which holds the request head, \
+             cannot be smaller, so a lower limit could not be kept; use {min} or more"
+        )),
+        Err(_) => Err(format!(
+            "invalid byte count '{text}': expected a whole number, at least {min}"
+        )),
+    }
 }
 
 /// The longest chain `--depth` and `sweep --depths` accept.
@@ -318,6 +335,13 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_head_limit_below_hyper_minimum_is_refused() {
+        assert_eq!(parse_header_bytes("8192"), Ok(8192));
+        assert!(parse_header_bytes("8191").unwrap_err().contains("below 8192"));
+        assert!(parse_header_bytes("lots").unwrap_err().contains("at least 8192"));
     }
 
     #[test]

@@ -607,3 +607,31 @@ fn r30_unsolicited_answers_flag_the_cli_run() {
     assert_eq!(o.verdict, Verdict::Flagged, "{text}");
     assert!(text.contains("unsolicited"), "{text}");
 }
+
+/// See: issue 30, J. `--body-file` was read with no size cap: past it the
+/// plan is refused before anything starts, naming the file and the cap.
+#[test]
+fn r30_a_body_file_past_the_size_cap_is_refused() {
+    let dir = std::env::temp_dir().join(format!("fwbench-body-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("body.bin");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(load::MAX_BODY_BYTES as u64 + 1).unwrap();
+    drop(file);
+    let path = big.to_str().unwrap();
+    let mut out = Vec::new();
+    let err = load::run(cli(&["http://127.0.0.1:1/", "--body-file", path]), &mut out).unwrap_err();
+    let text = format!("{err:#}");
+    assert!(text.contains("body.bin") && text.contains("16 MiB"), "{text}");
+    let err = load::run(
+        cli(&["http://127.0.0.1:1/", "--body-file", "/dev/zero"]),
+        &mut out,
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("16 MiB"), "{err:#}");
+    // A plan built in code gets the same check.
+    let mut p = plan("http://127.0.0.1:1/");
+    p.request.body = vec![b'x'; load::MAX_BODY_BYTES + 1];
+    assert!(p.validate().unwrap_err().to_string().contains("16 MiB"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

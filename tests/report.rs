@@ -519,6 +519,40 @@ fn json_load_errors_name_the_file() {
     assert!(error.to_string().contains("unknown variant `wasm`"), "{error}");
 }
 
+/// See: issue 30, J. `compare a.json /dev/zero` read without end (8 GB
+/// before it was stopped): a report larger than the cap is refused unread,
+/// naming the file and the cap.
+#[test]
+fn r30_a_report_past_the_size_cap_is_refused() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let big = dir.join("oversized-report.json");
+    // Sparse: one byte past the cap costs no disk.
+    let file = std::fs::File::create(&big).expect("create the oversized file");
+    file.set_len(report::MAX_REPORT_BYTES + 1).expect("grow it");
+    drop(file);
+    let error = report::load_json(&big).expect_err("oversized");
+    assert!(matches!(error, ReadReportError::TooLarge { .. }), "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("oversized-report.json") && text.contains("64 MiB"),
+        "{text}"
+    );
+
+    let error = report::load_json(Path::new("/dev/zero")).expect_err("endless");
+    assert!(matches!(error, ReadReportError::TooLarge { .. }), "{error}");
+
+    let good = dir.join("capped-a.json");
+    std::fs::write(&good, render(|out| report::write_json(&fixture(), out))).expect("write A");
+    let args = CompareArgs {
+        a: good,
+        b: PathBuf::from("/dev/zero"),
+        fail_below: None,
+    };
+    let error = report::compare::run(&args, &mut Vec::new()).expect_err("B is endless");
+    assert!(format!("{error:#}").contains("/dev/zero"), "{error:#}");
+    let _ = std::fs::remove_file(&big);
+}
+
 /// B: the fixture re-run on another engine, with hono-patched's mw faster
 /// beyond its range, s200's hello within noise, express's mw fixed, hyper's
 /// param missing and a new axum row.

@@ -70,7 +70,8 @@ pub struct LoadArgs {
     #[arg(long, conflicts_with = "body_file")]
     pub body: Option<String>,
 
-    /// Request body read from a file.
+    /// Request body read from a file, 16 MiB at most (a larger file is
+    /// refused before the run starts, exit 2).
     #[arg(long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 

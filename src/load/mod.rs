@@ -64,7 +64,7 @@ pub use collector::ErrorKind;
 pub use histogram::{write_percentiles, LatencyStats, Percentiles};
 pub use plan::{
     available_cpus, LoadPlan, PlanError, RequestSpec, DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP,
-    MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
+    MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
 };
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};

@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::capped_read::{mib, read_capped};
+
 use super::args::{is_token_byte, LoadArgs};
 use super::target::{parse_target, Target, TargetError};
 use super::validate::{ExpectHeader, Expectations};
@@ -26,6 +28,10 @@ pub const MAX_THREADS: usize = 256;
 pub const HARD_CAP: Duration = Duration::from_secs(3600);
 /// Duration when neither `-d` nor `-n` is given (wrk's default).
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// The largest request body (`--body`, `--body-file`, a scenario's): 16
+/// times the 1 MiB a server accepts by default (`--max-body-bytes`), and
+/// the body is kept in memory, once per pipelined request.
+pub const MAX_BODY_BYTES: usize = 16 << 20;
 /// Per-request timeout unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -136,9 +142,8 @@ impl LoadPlan {
             .collect();
         plan.request.body = match (&args.body, &args.body_file) {
             (Some(text), _) => text.clone().into_bytes(),
-            (None, Some(path)) => {
-                std::fs::read(path).with_context(|| format!("cannot read --body-file {}", path.display()))?
-            }
+            (None, Some(path)) => read_capped(path, MAX_BODY_BYTES as u64)
+                .with_context(|| format!("cannot read --body-file {}", path.display()))?,
             (None, None) => Vec::new(),
         };
         plan.expect = Expectations {
@@ -161,6 +166,13 @@ impl LoadPlan {
     /// Checks every value and combination; the message says what to change.
     pub fn validate(&self) -> Result<(), PlanError> {
         let bad = |msg: String| Err(PlanError::Invalid(msg));
+        if self.request.body.len() > MAX_BODY_BYTES {
+            return bad(format!(
+                "the request body is {} bytes, more than the {} fwbench load sends",
+                self.request.body.len(),
+                mib(MAX_BODY_BYTES as u64)
+            ));
+        }
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
             return bad(format!(
                 "-c/--connections must be from 1 to {MAX_CONNECTIONS}, got {}",

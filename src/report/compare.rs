@@ -31,10 +31,11 @@ use super::table::{Align, Table};
 /// `fwbench compare A.json B.json [--fail-below PCT]`
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// The baseline report, written by `fwbench bench --json A.json`.
+    /// The baseline report, written by `fwbench bench --json A.json`. A
+    /// file larger than 64 MiB is refused unread (exit 2).
     #[arg(value_name = "A.json")]
     pub a: PathBuf,
-    /// The report to compare with the baseline.
+    /// The report to compare with the baseline (64 MiB at most, as A).
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
     /// Exit with status 1 when a row of B is more than PCT percent slower

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{fixture, fwbench, Server};
+use crate::common::{fixture, fwbench, fwbench_within, Server};
 use crate::scratch;
 
 /// The exit code of `fwbench ARGS...`, with its output for messages.
@@ -139,4 +139,52 @@ fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
         dir.join("report.json").exists(),
         "the finished rounds are reported"
     );
+}
+
+/// See: issue 30, I. `--max-header-bytes` below hyper's 8 KiB minimum was
+/// silently raised to it; now it is refused before anything starts.
+#[test]
+fn r30_serve_refuses_a_head_limit_below_hyper_minimum() {
+    let app = fixture("hello/app.js");
+    let out = fwbench_within(
+        [
+            "serve",
+            "--port",
+            "0",
+            "--max-header-bytes",
+            "4096",
+            app.to_str().unwrap(),
+        ],
+        Duration::from_secs(20),
+    )
+    .expect("serve refuses the flag instead of serving");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("8192"), "names the minimum: {stderr}");
+    let help = fwbench(["serve", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("at least 8192"), "{help}");
+}
+
+/// See: issue 30, J. Files named on the command line are read up to a cap:
+/// `compare` of /dev/zero and `load --body-file /dev/zero` exit 2 at once.
+#[test]
+fn r30_endless_input_files_exit_2() {
+    let out = fwbench_within(["compare", "/dev/zero", "/dev/zero"], Duration::from_secs(30))
+        .expect("compare stops reading /dev/zero");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero") && stderr.contains("MiB"), "{stderr}");
+    let out = fwbench_within(
+        ["load", "http://127.0.0.1:1/", "--body-file", "/dev/zero"],
+        Duration::from_secs(30),
+    )
+    .expect("load stops reading /dev/zero");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero") && stderr.contains("MiB"), "{stderr}");
+    for help in [["compare", "--help"], ["load", "--help"]] {
+        let text = String::from_utf8_lossy(&fwbench(help).stdout).into_owned();
+        assert!(text.contains("MiB"), "states the cap: {text}");
+    }
 }
