@@ -12,11 +12,12 @@ use crate::load::parse_duration;
 /// The exit-status contract of every command, shown by `--help`.
 pub const EXIT_STATUS: &str = "\
 Exit status (every command): 0 ok; 1 the command ran but something failed (a failed row, \
-a run cut short by Ctrl-C, a flagged load run, a failed JS test, a regression past \
+a run cut short by Ctrl-C or SIGTERM, a flagged load run, a failed JS test, a regression past \
 --fail-below); 2 a usage or set-up \
 error (a bad flag or value, an unknown framework or scenario, a CPU that cannot be used, an \
 output directory that cannot be created, an app that fails to load, a load target that refuses \
-connections, a report that cannot be read or written). A second Ctrl-C quits at once with 130.";
+connections, a report that cannot be read or written, a file past its size cap). A second \
+Ctrl-C or SIGTERM quits at once with 130 or 143.";
 
 /// How a command that ran came out: exit status 0 or 1. A usage or set-up
 /// error is an `Err` instead: exit status 2 (see [`EXIT_STATUS`]).

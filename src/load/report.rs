@@ -95,7 +95,7 @@ pub struct LoadReport {
     /// Whether the run had errors or validation mismatches (any unexpected
     /// status included), or was interrupted.
     pub flagged: bool,
-    /// Whether the run was stopped early (Ctrl-C).
+    /// Whether the run was stopped early (Ctrl-C or SIGTERM).
     pub interrupted: bool,
     /// The latency histogram (µs), for HDR output and merging.
     #[serde(skip)]

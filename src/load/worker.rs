@@ -51,7 +51,7 @@ pub(crate) struct Stop {
     pub(crate) end: Instant,
     /// `-n`: measured requests still to send.
     tickets: Option<AtomicU64>,
-    /// Set from outside (Ctrl-C) to stop early.
+    /// Set from outside (Ctrl-C, SIGTERM) to stop early.
     cancel: Arc<AtomicBool>,
 }
 

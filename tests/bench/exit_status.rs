@@ -188,3 +188,46 @@ fn r30_endless_input_files_exit_2() {
         assert!(text.contains("MiB"), "states the cap: {text}");
     }
 }
+
+/// See: issue 30, K. SIGTERM to `bench` lost every finished round and wrote
+/// no report; it now stops the run as the first Ctrl-C does: the rounds
+/// already finished are reported, and the run exits 1.
+#[test]
+fn r30_a_bench_stopped_by_sigterm_reports_its_finished_rounds() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = scratch("exit-sigterm");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
+        .args([
+            "--duration",
+            "300ms",
+            "--warmup",
+            "100ms",
+            "--rounds",
+            "60",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fwbench bench");
+    let mut stderr = BufReader::new(bench.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("starting and validating"), "{line}");
+    // hyper starts in a few ms and a round takes about 0.4 s: several
+    // rounds are finished, and many are still to come (60 take ~25 s).
+    std::thread::sleep(Duration::from_secs(4));
+    crate::common::signal(&bench, "-TERM");
+    let status = crate::common::wait_or_kill(&mut bench, Duration::from_secs(20))
+        .expect("bench stops within 20 s of SIGTERM");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    let report = crate::read_json(&dir.join("report.json"));
+    let rows = report["rows"].as_array().expect("rows");
+    let rounds = rows[0]["rounds"].as_array().expect("rounds").len();
+    assert!((1..60).contains(&rounds), "{rounds} rounds reported");
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("SIGTERM"), "{warnings}");
+}
