@@ -19,7 +19,7 @@ use super::server::{ServerProcess, ServerSpec};
 use super::{clock, cpus, machine, output};
 use crate::cli::{BenchArgs, Outcome};
 use crate::load;
-use crate::report::{summary, BenchReport, Pinning, RowKind};
+use crate::report::{printable, summary, BenchReport, Pinning, RowKind};
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
@@ -197,7 +197,11 @@ fn start_rows(
                 });
             }
             Err(failure) => {
-                eprintln!("fwbench bench: {framework} / {scenario} failed: {failure}");
+                eprintln!(
+                    "fwbench bench: {framework} / {} failed: {}",
+                    printable(&scenario),
+                    printable(&failure.to_string())
+                );
                 fail(report, framework, &scenario, kind, &failure);
             }
         }
