@@ -12,11 +12,12 @@ use crate::load::parse_duration;
 /// The exit-status contract of every command, shown by `--help`.
 pub const EXIT_STATUS: &str = "\
 Exit status (every command): 0 ok; 1 the command ran but something failed (a failed row, \
-a run cut short by Ctrl-C, a flagged load run, a failed JS test, a regression past \
+a run cut short by Ctrl-C or SIGTERM, a flagged load run, a failed JS test, a regression past \
 --fail-below); 2 a usage or set-up \
 error (a bad flag or value, an unknown framework or scenario, a CPU that cannot be used, an \
 output directory that cannot be created, an app that fails to load, a load target that refuses \
-connections, a report that cannot be read or written). A second Ctrl-C quits at once with 130.";
+connections, a report that cannot be read or written, a file past its size cap). A second \
+Ctrl-C or SIGTERM quits at once with 130 or 143.";
 
 /// How a command that ran came out: exit status 0 or 1. A usage or set-up
 /// error is an `Err` instead: exit status 2 (see [`EXIT_STATUS`]).
@@ -270,8 +271,9 @@ pub struct ServeArgs {
     /// Largest request body in bytes (413 past it).
     #[arg(long, default_value_t = 1 << 20)]
     pub max_body_bytes: usize,
-    /// Largest request head in bytes (431 or a closed connection past it).
-    #[arg(long, default_value_t = 16 << 10)]
+    /// Largest request head in bytes (431 or a closed connection past it);
+    /// at least 8192, the smallest read buffer hyper accepts.
+    #[arg(long, default_value_t = 16 << 10, value_parser = parse_header_bytes)]
     pub max_header_bytes: usize,
     /// Most header lines in a request head (431 past it), whatever their
     /// size; raising it costs an allocation per request.
@@ -283,6 +285,22 @@ pub struct ServeArgs {
     /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
+}
+
+/// Parses `--max-header-bytes`, refusing what hyper cannot honour (issue
+/// 30, I: below its minimum the limit was silently raised).
+fn parse_header_bytes(text: &str) -> Result<usize, String> {
+    let min = crate::adapter::MIN_HEADER_BYTES;
+    match text.trim().parse::<usize>() {
+        Ok(bytes) if bytes >= min => Ok(bytes),
+        Ok(bytes) => Err(format!(
+            "{bytes} is below {min}: hyper's read buffer, which holds the request head, \
+             cannot be smaller, so a lower limit could not be kept; use {min} or more"
+        )),
+        Err(_) => Err(format!(
+            "invalid byte count '{text}': expected a whole number, at least {min}"
+        )),
+    }
 }
 
 /// The longest chain `--depth` and `sweep --depths` accept.
@@ -318,6 +336,13 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_head_limit_below_hyper_minimum_is_refused() {
+        assert_eq!(parse_header_bytes("8192"), Ok(8192));
+        assert!(parse_header_bytes("8191").unwrap_err().contains("below 8192"));
+        assert!(parse_header_bytes("lots").unwrap_err().contains("at least 8192"));
     }
 
     #[test]

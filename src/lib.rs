@@ -15,13 +15,15 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`sweep`]: `sweep`, the cost of one more middleware link;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
-- [`cli`]: the command line (clap);
+- [`cli`]: the command line (clap); [`capped_read`]: files it names, read
+  up to a size cap;
 - [`units`]: how times are written for people.
 */
 #![warn(missing_docs)]
 
 pub mod adapter;
 pub mod bench;
+pub mod capped_read;
 pub mod cli;
 pub mod engine;
 pub mod frameworks;

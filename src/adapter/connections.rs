@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::timer::WatchedTimer;
-use super::{ServeConfig, DEFAULT_MAX_HEADERS, DRAIN};
+use super::{ServeConfig, DEFAULT_MAX_HEADERS, DRAIN, MIN_HEADER_BYTES};
 
 /// The HTTP/1.1 connection settings every server uses, JS rows and native
 /// rows alike: keep-alive, the request-head limits and the slow-client
@@ -29,8 +29,9 @@ fn http1_builder(config: &ServeConfig, timer: WatchedTimer) -> http1::Builder {
     builder
         .timer(timer)
         .header_read_timeout(config.header_read_timeout)
-        // hyper's minimum read buffer is 8 KiB.
-        .max_buf_size(config.max_header_bytes.max(8192))
+        // `serve` refuses less; a config built in code is raised to it, as
+        // hyper would panic below it.
+        .max_buf_size(config.max_header_bytes.max(MIN_HEADER_BYTES))
         .keep_alive(true);
     if config.max_headers != DEFAULT_MAX_HEADERS {
         builder.max_headers(config.max_headers);

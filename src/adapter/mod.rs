@@ -58,6 +58,11 @@ impl Default for ServeConfig {
     }
 }
 
+/// The smallest `--max-header-bytes`: hyper's read buffer cannot be
+/// smaller than 8 KiB (its `max_buf_size` asserts it), so a lower head
+/// limit could not be honoured and is refused instead of being raised.
+pub const MIN_HEADER_BYTES: usize = 8192;
+
 /// The default of `--max-headers`: hyper's own, whose header array then
 /// lives on the stack; a larger limit costs an allocation per request.
 pub const DEFAULT_MAX_HEADERS: usize = 100;

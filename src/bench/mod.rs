@@ -31,6 +31,7 @@ pub use run::{measure_plan, run, MeasuredPlan};
 
 use crate::cli::{CheckArgs, Outcome};
 use crate::frameworks::{self, RowKind};
+use crate::report::printable;
 use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
@@ -49,7 +50,12 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
         let outcome = match (&row.not_run, &row.scenario.info) {
             (Some(matrix::NotRun::Skipped(reason)), _) => {
                 skipped += 1;
-                println!("skip    {name:<8} {:<width$}  {reason}", row.framework.name);
+                println!(
+                    "skip    {:<8} {:<width$}  {}",
+                    printable(name),
+                    row.framework.name,
+                    printable(reason)
+                );
                 continue;
             }
             (Some(matrix::NotRun::Failed(reason)), _) => Err(RowFailure::NotRunnable(reason.clone())),
@@ -71,7 +77,8 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
         };
         match outcome {
             Ok(startup) => println!(
-                "ok      {name:<8} {:<width$}  started in {:.2} s",
+                "ok      {:<8} {:<width$}  started in {:.2} s",
+                printable(name),
                 row.framework.name,
                 startup.as_secs_f64()
             ),
@@ -81,10 +88,14 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 if let Some(tail) = failure.stderr_tail() {
                     text = format!("{text}\n{tail}");
                 }
+                // The reason and the tail come from the scenario and its
+                // server: each line escaped, the line breaks kept.
+                let lines: Vec<_> = text.lines().map(printable).collect();
                 println!(
-                    "FAILED  {name:<8} {:<width$}  {}",
+                    "FAILED  {:<8} {:<width$}  {}",
+                    printable(name),
                     row.framework.name,
-                    text.replace('\n', "\n        ")
+                    lines.join("\n        ")
                 );
             }
         }

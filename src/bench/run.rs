@@ -19,7 +19,7 @@ use super::server::{ServerProcess, ServerSpec};
 use super::{clock, cpus, machine, output};
 use crate::cli::{BenchArgs, Outcome};
 use crate::load;
-use crate::report::{summary, BenchReport, Pinning, RowKind};
+use crate::report::{printable, summary, BenchReport, Pinning, RowKind};
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
@@ -35,7 +35,7 @@ struct LiveRow {
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
 /// `Err`, before any row starts), measures it and writes the reports; fails
-/// (exit 1) when any row failed or Ctrl-C cut the run short.
+/// (exit 1) when any row failed or Ctrl-C or SIGTERM cut the run short.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -50,13 +50,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Outcome> {
 pub struct MeasuredPlan {
     /// Every row's status and rounds, the tool, the machine, the options.
     pub report: BenchReport,
-    /// Whether Ctrl-C stopped the rounds early.
+    /// Whether Ctrl-C or SIGTERM stopped the rounds early.
     pub interrupted: bool,
 }
 
 impl MeasuredPlan {
-    /// Passed, or failed (exit 1) when a row failed or Ctrl-C cut the run
-    /// short.
+    /// Passed, or failed (exit 1) when a row failed or Ctrl-C or SIGTERM
+    /// cut the run short.
     pub fn outcome(&self) -> Outcome {
         let failed = self.report.rows.iter().filter(|row| !row.is_ok()).count();
         if failed > 0 {
@@ -65,9 +65,9 @@ impl MeasuredPlan {
                 self.report.rows.len()
             ));
         }
-        // As for a load run: figures cut short by Ctrl-C are not a clean run.
+        // As for a load run: figures cut short by a signal are not a clean run.
         if self.interrupted {
-            return Outcome::Failed("stopped by Ctrl-C before the last round".into());
+            return Outcome::Failed(format!("stopped by {} before the last round", stop_signal()));
         }
         Outcome::Passed
     }
@@ -84,15 +84,16 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     if plan.cpus.pinned() {
         cpus::pin_current_thread(&plan.cpus.load)?;
     }
-    let cancel = load::cancel_on_ctrl_c();
+    let cancel = load::cancel_on_signal();
 
     let mut live = start_rows(plan, tokio, &mut report, &cancel);
     measure_rounds(plan, &mut live, &mut report, &cancel);
     let interrupted = cancel.load(Ordering::Relaxed);
     if interrupted {
-        report
-            .warnings
-            .push("stopped by Ctrl-C: only the rounds finished before it are reported".into());
+        report.warnings.push(format!(
+            "stopped by {}: only the rounds finished before it are reported",
+            stop_signal()
+        ));
     }
     report.warnings.extend(summary::held_back_warning(&report));
     write_hdr_files(plan, &live, &mut report);
@@ -101,6 +102,11 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     }
     report.wall_time_s = started.elapsed().as_secs_f64();
     Ok(MeasuredPlan { report, interrupted })
+}
+
+/// The signal that cut the run short, for its messages.
+fn stop_signal() -> &'static str {
+    load::stopped_by().unwrap_or("a signal")
 }
 
 /// An empty report that records the plan, the tool and the machine.
@@ -191,7 +197,11 @@ fn start_rows(
                 });
             }
             Err(failure) => {
-                eprintln!("fwbench bench: {framework} / {scenario} failed: {failure}");
+                eprintln!(
+                    "fwbench bench: {framework} / {} failed: {}",
+                    printable(&scenario),
+                    printable(&failure.to_string())
+                );
                 fail(report, framework, &scenario, kind, &failure);
             }
         }
@@ -207,7 +217,7 @@ fn fail(report: &mut BenchReport, framework: &str, scenario: &str, kind: RowKind
 }
 
 /// Phase 2: every live row once per round, in the same order, until the
-/// rounds are done or Ctrl-C. A row that fails leaves the rounds.
+/// rounds are done or Ctrl-C or SIGTERM. A row that fails leaves the rounds.
 fn measure_rounds(
     plan: &BenchPlan,
     live: &mut [LiveRow],
@@ -246,7 +256,7 @@ fn measure_rounds(
             // server waited for a CPU (a busy machine).
             let clock = RoundClock::start(row.server.pid(), &plan.cpus);
             match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
-                // A run cut short by Ctrl-C is not a round.
+                // A run cut short by a signal is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
                     let cpu = clock.stop(row.server.pid(), server_cores);

@@ -17,9 +17,9 @@ use super::limits::MAX_PIPELINE;
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
 Exit status: 0 when every measured response passed validation (by default: any 2xx) and \
-no request failed; 1 when the run is flagged (errors, validation mismatches, or Ctrl-C) or \
-measured no response; 2 for a usage or set-up error (a bad flag, a target that refuses \
-connections).
+no request failed; 1 when the run is flagged (errors, unsolicited bytes from the server, \
+validation mismatches, or Ctrl-C or SIGTERM) or measured no response; 2 for a usage or set-up error (a bad flag, a target that refuses \
+connections, a --body-file past 16 MiB).
 
 Load only ever goes to loopback (127.0.0.0/8 or ::1), and every run is bounded: \
 by -d or -n, and by a hard cap of one hour.")]
@@ -72,7 +72,8 @@ pub struct LoadArgs {
     #[arg(long, conflicts_with = "body_file")]
     pub body: Option<String>,
 
-    /// Request body read from a file.
+    /// Request body read from a file, 16 MiB at most (a larger file is
+    /// refused before the run starts, exit 2).
     #[arg(long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 

@@ -14,7 +14,7 @@ use hdrhistogram::Histogram;
 use tokio::time::Instant;
 
 use super::conn::Answer;
-use super::error::RequestError;
+use super::error::{RequestError, KINDS};
 use super::histogram;
 
 /// A request is reported late when it went out this much after its
@@ -70,8 +70,8 @@ pub(crate) struct Collector {
     /// 2xx and validated.
     pub(crate) successes: u64,
     pub(crate) bytes: u64,
-    pub(crate) errors: [u64; 5],
-    pub(crate) error_examples: [Option<String>; 5],
+    pub(crate) errors: [u64; KINDS],
+    pub(crate) error_examples: [Option<String>; KINDS],
     pub(crate) mismatches: [u64; 3],
     pub(crate) mismatch_example: Option<String>,
     pub(crate) late: Late,
@@ -91,7 +91,7 @@ impl Collector {
             responses: 0,
             successes: 0,
             bytes: 0,
-            errors: [0; 5],
+            errors: [0; KINDS],
             error_examples: Default::default(),
             mismatches: [0; 3],
             mismatch_example: None,

@@ -133,6 +133,30 @@ impl Conn {
         })
     }
 
+    /// Checks that nothing has arrived while no request is outstanding:
+    /// bytes left in the buffer after the last answer, or waiting on the
+    /// socket. They answer no request (issue 30: a server that wrote two
+    /// responses per request had the second taken as the next answer, ~9x
+    /// the honest req/s at p50 0 µs). Costs no system call unless the
+    /// runtime has seen the socket turn readable since the last read (tokio
+    /// clears readiness after a short read). End of stream is not reported
+    /// here: the next exchange reports the closed connection as before.
+    pub(crate) fn check_idle(&mut self) -> Result<(), RequestError> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+            // Any error other than "nothing there" (a reset) is left to the
+            // next write or read, which reports it as it always did.
+            if let Ok(n) = self.stream.try_read(&mut self.buf) {
+                self.end = n;
+            }
+        }
+        match self.end - self.start {
+            0 => Ok(()),
+            bytes => Err(RequestError::unsolicited(bytes)),
+        }
+    }
+
     /// Reads more bytes into the buffer; returns 0 at end of stream.
     async fn fill(&mut self) -> Result<usize, RequestError> {
         if self.start == self.end {

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use super::response::Malformed;
 
+/// How many [`ErrorKind`]s there are.
+pub(crate) const KINDS: usize = 6;
+
 /// Kinds of failed request, counted separately.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -21,16 +24,22 @@ pub enum ErrorKind {
     Timeout,
     /// The bytes received are not a valid HTTP/1.1 response.
     Malformed,
+    /// Bytes arrived while no request was outstanding on the connection (a
+    /// server that answers twice, or before it is asked). hyper's client
+    /// refuses them too: taken as the next answer, they would credit the
+    /// server with responses it never made to those requests.
+    Unsolicited,
 }
 
 impl ErrorKind {
     /// Every kind, in report order.
-    pub const ALL: [ErrorKind; 5] = [
+    pub const ALL: [ErrorKind; KINDS] = [
         Self::Connect,
         Self::Read,
         Self::Write,
         Self::Timeout,
         Self::Malformed,
+        Self::Unsolicited,
     ];
 
     /// Lower-case name used in reports and JSON.
@@ -41,6 +50,7 @@ impl ErrorKind {
             Self::Write => "write",
             Self::Timeout => "timeout",
             Self::Malformed => "malformed",
+            Self::Unsolicited => "unsolicited",
         }
     }
 
@@ -65,6 +75,7 @@ enum Detail {
     Timeout(Duration),
     ConnectTimeout(Duration),
     Abandoned,
+    Unsolicited { bytes: usize },
 }
 
 impl RequestError {
@@ -103,6 +114,14 @@ impl RequestError {
         }
     }
 
+    /// `bytes` (at least) arrived while no request was outstanding.
+    pub(crate) fn unsolicited(bytes: usize) -> Self {
+        RequestError {
+            kind: ErrorKind::Unsolicited,
+            detail: Detail::Unsolicited { bytes },
+        }
+    }
+
     /// A pipelined request lost because an earlier one on the same
     /// connection failed with `kind`.
     pub(crate) fn abandoned(kind: ErrorKind) -> Self {
@@ -126,6 +145,11 @@ impl fmt::Display for RequestError {
             } => f.write_str("read: the server closed the connection in the middle of a response"),
             Detail::Timeout(d) => write!(f, "timeout: no complete response within {d:?}"),
             Detail::ConnectTimeout(d) => write!(f, "connect: not connected within {d:?}"),
+            Detail::Unsolicited { bytes } => write!(
+                f,
+                "unsolicited: {bytes} bytes arrived while no request was outstanding on the \
+                 connection (the server answered more than it was asked, or before)"
+            ),
             Detail::Abandoned => write!(
                 f,
                 "{}: an earlier pipelined request on the connection failed",

@@ -14,5 +14,9 @@ pub const MAX_THREADS: usize = 256;
 pub const HARD_CAP: Duration = Duration::from_secs(3600);
 /// Duration when neither `-d` nor `-n` is given (wrk's default).
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// The largest request body (`--body`, `--body-file`, a scenario's): 16
+/// times the 1 MiB a server accepts by default (`--max-body-bytes`), and
+/// the body is kept in memory, once per pipelined request.
+pub const MAX_BODY_BYTES: usize = 16 << 20;
 /// Per-request timeout unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -58,7 +58,7 @@ mod worker;
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -66,7 +66,9 @@ use anyhow::Context;
 pub use args::{parse_duration, parse_expect_header, parse_header, ExpectHeaderArg, HeaderArg, LoadArgs};
 pub use error::ErrorKind;
 pub use histogram::{write_percentiles, LatencyStats, Percentiles};
-pub use limits::{DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS};
+pub use limits::{
+    DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
+};
 pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};
@@ -115,7 +117,7 @@ pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
 }
 
 /// [`execute`], stopping early (figures kept, `interrupted` set) once
-/// `cancel` turns true: how the CLI honours Ctrl-C, and how `fwbench bench`
+/// `cancel` turns true: how the CLI honours Ctrl-C and SIGTERM, and how `fwbench bench`
 /// can stop a row. Connections stop sending at once; requests in flight get
 /// up to `--timeout` to finish.
 pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadReport, LoadError> {
@@ -154,29 +156,69 @@ pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadRep
     Ok(report)
 }
 
-/// Sets the returned flag on the first Ctrl-C (the run then stops and
-/// reports what it measured) and exits with status 130 on the second.
-pub fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+/// The signal that stopped the run, once one has: `"Ctrl-C"` or `"SIGTERM"`.
+static STOPPED_BY: OnceLock<&'static str> = OnceLock::new();
+
+/// Which signal set the flag of [`cancel_on_signal`], if one did: for the
+/// messages that say why a run was cut short.
+pub fn stopped_by() -> Option<&'static str> {
+    STOPPED_BY.get().copied()
+}
+
+/// Sets the returned flag on the first Ctrl-C or SIGTERM (the run then
+/// stops and reports what it finished: a SIGTERM from a service manager or
+/// `kill` keeps the finished rounds as Ctrl-C does) and exits at once on the
+/// second, with status 130 (Ctrl-C) or 143 (SIGTERM).
+///
+/// The handlers are installed before this returns, so a signal that comes
+/// right after can no longer kill the process with nothing reported.
+pub fn cancel_on_signal() -> Arc<AtomicBool> {
+    use tokio::signal::unix::{signal, SignalKind};
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
-    // If the thread cannot start, Ctrl-C simply ends the process as usual.
-    let _ = std::thread::Builder::new()
-        .name("fwbench-ctrl-c".into())
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        // Without handlers both signals end the process as usual.
+        return cancel;
+    };
+    let signals = rt.block_on(async {
+        Some((
+            signal(SignalKind::interrupt()).ok()?,
+            signal(SignalKind::terminate()).ok()?,
+        ))
+    });
+    let Some((mut interrupt, mut terminate)) = signals else {
+        return cancel;
+    };
+    // If the thread cannot start, the handlers stay installed (tokio never
+    // removes them) but nothing listens, so both signals are ignored: say so.
+    let started = std::thread::Builder::new()
+        .name("fwbench-signals".into())
         .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
-                return;
-            };
             rt.block_on(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    flag.store(true, Ordering::Relaxed);
-                    eprintln!("\nfwbench: stopping (Ctrl-C again to quit now)");
-                }
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
+                let (first, _) = next_signal(&mut interrupt, &mut terminate).await;
+                let _ = STOPPED_BY.set(first);
+                flag.store(true, Ordering::Relaxed);
+                eprintln!("\nfwbench: {first}: stopping after what has finished (again to quit now)");
+                let (_, status) = next_signal(&mut interrupt, &mut terminate).await;
+                std::process::exit(status);
             });
         });
+    if let Err(error) = started {
+        eprintln!("fwbench: cannot watch for Ctrl-C and SIGTERM ({error}): they will be ignored");
+    }
     cancel
+}
+
+/// Waits for the next Ctrl-C or SIGTERM: its name and the exit status a
+/// second one quits with (128 + its number, as a shell reports it).
+async fn next_signal(
+    interrupt: &mut tokio::signal::unix::Signal,
+    terminate: &mut tokio::signal::unix::Signal,
+) -> (&'static str, i32) {
+    tokio::select! {
+        _ = interrupt.recv() => ("Ctrl-C", 130),
+        _ = terminate.recv() => ("SIGTERM", 143),
+    }
 }
 
 /// `fwbench load`: builds the plan from `args`, runs it, writes the report
@@ -185,7 +227,7 @@ pub fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
 /// or measured nothing; the [`Verdict`] tells the caller which.
 pub fn run(args: LoadArgs, out: &mut dyn Write) -> anyhow::Result<LoadOutcome> {
     let plan = LoadPlan::from_args(&args)?;
-    let report = execute_until(&plan, cancel_on_ctrl_c())?;
+    let report = execute_until(&plan, cancel_on_signal())?;
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report).context("cannot write the JSON report")?;
         writeln!(out).context("cannot write the JSON report")?;

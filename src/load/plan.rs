@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::capped_read::{mib, read_capped};
+
 use super::args::{is_token_byte, LoadArgs};
 use super::limits::{
-    DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
+    DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
 };
 use super::target::{parse_target, Target, TargetError};
 use super::validate::{ExpectHeader, Expectations};
@@ -125,9 +127,8 @@ impl LoadPlan {
             .collect();
         plan.request.body = match (&args.body, &args.body_file) {
             (Some(text), _) => text.clone().into_bytes(),
-            (None, Some(path)) => {
-                std::fs::read(path).with_context(|| format!("cannot read --body-file {}", path.display()))?
-            }
+            (None, Some(path)) => read_capped(path, MAX_BODY_BYTES as u64)
+                .with_context(|| format!("cannot read --body-file {}", path.display()))?,
             (None, None) => Vec::new(),
         };
         plan.expect = Expectations {
@@ -150,6 +151,13 @@ impl LoadPlan {
     /// Checks every value and combination; the message says what to change.
     pub fn validate(&self) -> Result<(), PlanError> {
         let bad = |msg: String| Err(PlanError::Invalid(msg));
+        if self.request.body.len() > MAX_BODY_BYTES {
+            return bad(format!(
+                "the request body is {} bytes, more than the {} fwbench load sends",
+                self.request.body.len(),
+                mib(MAX_BODY_BYTES as u64)
+            ));
+        }
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
             return bad(format!(
                 "-c/--connections must be from 1 to {MAX_CONNECTIONS}, got {}",

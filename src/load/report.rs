@@ -96,7 +96,7 @@ pub struct LoadReport {
     /// Whether the run had errors or validation mismatches (any unexpected
     /// status included), or was interrupted.
     pub flagged: bool,
-    /// Whether the run was stopped early (Ctrl-C).
+    /// Whether the run was stopped early (Ctrl-C or SIGTERM).
     pub interrupted: bool,
     /// The latency histogram (µs), for HDR output and merging.
     #[serde(skip)]
@@ -362,6 +362,14 @@ fn warnings(r: &LoadReport, plan: &LoadPlan) -> Vec<String> {
                 r.requests_per_sec
             ));
         }
+    }
+    let unsolicited = r.errors.get(ErrorKind::Unsolicited.name()).copied().unwrap_or(0);
+    if unsolicited > 0 {
+        w.push(format!(
+            "{unsolicited} times the server sent bytes while no request was outstanding: its \
+             answers cannot be matched to requests, so its req/s and latency are not to be \
+             trusted; the run is flagged"
+        ));
     }
     if r.mismatches_total > 0 {
         w.push(format!(

@@ -53,7 +53,7 @@ pub(crate) struct Stop {
     pub(crate) end: Instant,
     /// `-n`: measured requests still to send.
     tickets: Option<AtomicU64>,
-    /// Set from outside (Ctrl-C) to stop early.
+    /// Set from outside (Ctrl-C, SIGTERM) to stop early.
     cancel: Arc<AtomicBool>,
 }
 
@@ -329,7 +329,14 @@ async fn drive(ctx: &Ctx, k: usize) {
         };
         let due = pacer.next_due();
         let (n, measured) = match sh.stop.claim(due, sh.pipeline) {
-            Claim::Over => return,
+            Claim::Over => {
+                // The last answers may have brought a surplus with them.
+                if let Err(e) = c.check_idle() {
+                    let measured = Instant::now() >= sh.stop.measure_start;
+                    ctx.collector.borrow_mut().push(Err(e), measured);
+                }
+                return;
+            }
             Claim::Go { n, measured } => (n, measured),
         };
         pacer.wait(due).await;
@@ -428,10 +435,15 @@ async fn exchange(
     let sent = if sh.open.is_some() { Instant::now() } else { due };
     deadline.at = sent;
     let bytes = &sh.request[..n as usize * sh.one_len];
-    let written = tokio::select! {
-        biased;
-        r = c.send(bytes) => r,
-        e = deadline.expired() => Err(e),
+    // Bytes already here answer none of these requests: the connection is
+    // out of step with its server, and the requests are not sent on it.
+    let written = match c.check_idle() {
+        Err(e) => Err(e),
+        Ok(()) => tokio::select! {
+            biased;
+            r = c.send(bytes) => r,
+            e = deadline.expired() => Err(e),
+        },
     };
     let mut failed: Option<RequestError> = written.err();
     let mut answered = 0;

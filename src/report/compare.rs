@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::format;
+use super::format::{self, printable};
 use super::json::load_json;
 use super::model::BenchReport;
 use super::summary::{RowSummary, Summary};
@@ -31,10 +31,11 @@ use super::table::{Align, Table};
 /// `fwbench compare A.json B.json [--fail-below PCT]`
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// The baseline report, written by `fwbench bench --json A.json`.
+    /// The baseline report, written by `fwbench bench --json A.json`. A
+    /// file larger than 64 MiB is refused unread (exit 2).
     #[arg(value_name = "A.json")]
     pub a: PathBuf,
-    /// The report to compare with the baseline.
+    /// The report to compare with the baseline (64 MiB at most, as A).
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
     /// Exit with status 1 when a row of B is more than PCT percent slower
@@ -84,7 +85,12 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOut
     }
     writeln!(out, "\nRegressed by more than {threshold}% (or newly failed):")?;
     for row in &regressed {
-        writeln!(out, "  {} × {}", row.framework, row.scenario)?;
+        writeln!(
+            out,
+            "  {} × {}",
+            printable(&row.framework),
+            printable(&row.scenario)
+        )?;
     }
     Ok(CompareOutcome::Regressed {
         rows: regressed.len(),
@@ -304,15 +310,16 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
 fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn Write) -> io::Result<()> {
     let (name_a, name_b) = match paths {
         Some((pa, pb)) => (
-            format!("A = {}: ", pa.display()),
-            format!("B = {}: ", pb.display()),
+            format!("A = {}: ", printable(&pa.display().to_string())),
+            format!("B = {}: ", printable(&pb.display().to_string())),
         ),
         None => ("A: ".to_owned(), "B: ".to_owned()),
     };
-    writeln!(out, "{name_a}{}", comparison.about_a)?;
-    writeln!(out, "{name_b}{}", comparison.about_b)?;
+    // Every string below but the fixed text comes from the two files.
+    writeln!(out, "{name_a}{}", printable(&comparison.about_a))?;
+    writeln!(out, "{name_b}{}", printable(&comparison.about_b))?;
     for warning in &comparison.warnings {
-        writeln!(out, "WARNING {warning}")?;
+        writeln!(out, "WARNING {}", printable(warning))?;
     }
     writeln!(out)?;
     if comparison.differences.is_empty() {
@@ -326,7 +333,7 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
             "The runs differ in set-up; the ratios below mix these changes with any in the code:"
         )?;
         for line in &comparison.differences {
-            writeln!(out, "  {line}")?;
+            writeln!(out, "  {}", printable(line))?;
         }
     }
     writeln!(out)?;
@@ -383,7 +390,7 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
     for (label, names) in [("A", &comparison.only_in_a), ("B", &comparison.only_in_b)] {
         if !names.is_empty() {
             writeln!(out)?;
-            writeln!(out, "Only in {label}: {}", names.join(", "))?;
+            writeln!(out, "Only in {label}: {}", printable(&names.join(", ")))?;
         }
     }
     Ok(())

@@ -1,5 +1,45 @@
 //! Number and text formatting shared by the writers, so the terminal table,
-//! the markdown and `compare` print a figure the same way.
+//! the markdown and `compare` print a figure the same way; and
+//! [`printable`], which every printed string that comes from a file or a
+//! server's output goes through.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// `text` with its control characters escaped, so a string read from a
+/// file (a report's framework name, a warning, a server's stderr tail) can
+/// neither move the cursor, clear the terminal nor start a line of its own
+/// (issue 30, L: a crafted report's `"\u001b[2J…\r\nfake line"` cleared
+/// the terminal and forged lines in `compare`). Escaped: C0 and C1 controls
+/// and DEL (`\n`, `\r` and `\t` as such, the others as `\u{1b}`), and the
+/// bidirectional overrides and isolates, which reorder what follows them
+/// on screen. Everything else, non-ASCII text included, is kept.
+///
+/// A multi-line text (a stderr tail) is escaped line by line by its
+/// writer, which keeps the line breaks it means.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether [`printable`] escapes `c`.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
 
 /// Requests per second: whole numbers, as in the reference table (its
 /// cells wobble by hundreds, so decimals would be noise).
@@ -147,6 +187,17 @@ mod tests {
         assert_eq!(cpus(&[]), "none");
         assert_eq!(rps_marked(10307.6, true), "10308‡");
         assert_eq!(rps_marked(10307.6, false), "10308");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(printable("\u{1b}[2J…\r\nfake line"), "\\u{1b}[2J…\\r\\nfake line");
+        assert_eq!(printable("a\tb\u{7f}\u{9b}c"), "a\\tb\\u{7f}\\u{9b}c");
+        assert_eq!(printable("abc\u{202e}def"), "abc\\u{202e}def");
+        assert!(matches!(
+            printable("hono × mw ‡ 4.2.1"),
+            Cow::Borrowed("hono × mw ‡ 4.2.1")
+        ));
     }
 
     #[test]

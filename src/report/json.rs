@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::capped_read::{mib, read_capped, CappedReadError};
+
 use super::model::{
     BenchReport, MachineInfo, Pinning, Row, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
@@ -108,6 +110,18 @@ pub enum ReadReportError {
         #[source]
         source: io::Error,
     },
+    /// The file is larger than any report ([`MAX_REPORT_BYTES`]).
+    #[error(
+        "{path} is larger than {}, the most fwbench reads as a report (a report of the full \
+         matrix is about 100 KB): is it a fwbench JSON report?",
+        mib(*cap)
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The cap, in bytes.
+        cap: u64,
+    },
     /// The file is not JSON, or not a fwbench report.
     #[error("{path} is not a fwbench JSON report (write one with `fwbench bench --json FILE`): {message}")]
     Parse {
@@ -132,12 +146,28 @@ pub enum ReadReportError {
     },
 }
 
-/// Reads a JSON report written by [`write_json`] from `path`.
+/// The largest report [`load_json`] reads: a report of the full matrix
+/// (27 rows, 5 rounds) is about 100 KB (the golden report's 12 rows and 28
+/// rounds take 27 KB), so this leaves room for any
+/// plausible matrix while an endless file (/dev/zero) costs 64 MiB at most.
+pub const MAX_REPORT_BYTES: u64 = 64 << 20;
+
+/// Reads a JSON report written by [`write_json`] from `path` (at most
+/// [`MAX_REPORT_BYTES`]).
 pub fn load_json(path: &Path) -> Result<BenchReport, ReadReportError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReadReportError::Read {
+    let read_error = |source: io::Error| ReadReportError::Read {
         path: path.to_owned(),
         source,
+    };
+    let bytes = read_capped(path, MAX_REPORT_BYTES).map_err(|error| match error {
+        CappedReadError::Io(source) => read_error(source),
+        CappedReadError::TooLarge { cap } => ReadReportError::TooLarge {
+            path: path.to_owned(),
+            cap,
+        },
     })?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| read_error(io::Error::new(io::ErrorKind::InvalidData, e)))?;
     parse_json(&text, path)
 }
 

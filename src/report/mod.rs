@@ -46,8 +46,8 @@ mod text;
 
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
-pub use format::CLIENT_BOUND;
-pub use json::{load_json, parse_json, write_json, ReadReportError};
+pub use format::{printable, CLIENT_BOUND};
+pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, ToolInfo,
     OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,

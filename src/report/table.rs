@@ -3,7 +3,10 @@
 //! one [`Table`] and pick the rendering, so both outputs carry exactly the
 //! same cells.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+
+use super::format::printable;
 
 /// How a column's cells are aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +25,15 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table with these column headers and alignments.
+    /// A table with these column headers and alignments. Headers and cells
+    /// go through [`printable`]: a name from a report or a scenario file
+    /// cannot break the table's lines or drive the terminal.
     pub fn new(columns: &[(&str, Align)]) -> Table {
         Table {
-            columns: columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect(),
+            columns: columns
+                .iter()
+                .map(|(h, a)| (printable(h).into_owned(), *a))
+                .collect(),
             rows: Vec::new(),
         }
     }
@@ -36,7 +44,14 @@ impl Table {
     }
 
     /// Appends a row; missing cells are left empty, extra cells are dropped.
-    pub fn push(&mut self, mut cells: Vec<String>) {
+    pub fn push(&mut self, cells: Vec<String>) {
+        let mut cells: Vec<String> = cells
+            .into_iter()
+            .map(|cell| match printable(&cell) {
+                Cow::Borrowed(_) => cell,
+                Cow::Owned(escaped) => escaped,
+            })
+            .collect();
         cells.resize(self.columns.len(), String::new());
         self.rows.push(cells);
     }

@@ -17,7 +17,7 @@ under each table that has one gives the CPU shares behind it.
 
 use std::io::{self, Write};
 
-use super::format;
+use super::format::{self, printable};
 use super::model::{BenchReport, RowStatus};
 use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
@@ -31,7 +31,7 @@ const FAILED: &str = "FAILED";
 pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     let summary = Summary::of(report);
     for line in about(report, &summary) {
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", printable(&line))?;
     }
     writeln!(out)?;
     writeln!(out, "Requests/s by framework (median over rounds)")?;
@@ -47,7 +47,7 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
     }
     for scenario in &summary.scenarios {
         writeln!(out)?;
-        writeln!(out, "Scenario {scenario}")?;
+        writeln!(out, "Scenario {}", printable(scenario))?;
         scenario_table(&summary, scenario).write_text("  ", out)?;
         if let Some(note) = client_bound_note(report, summary.ranked(scenario).into_iter()) {
             writeln!(out, "  {note}")?;
@@ -58,11 +58,16 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         writeln!(out)?;
         writeln!(out, "Failed rows")?;
         for failure in failed {
-            writeln!(out, "  {}: {}", failure.row, failure.reason)?;
+            writeln!(
+                out,
+                "  {}: {}",
+                printable(&failure.row),
+                printable(failure.reason)
+            )?;
             if let Some(tail) = failure.stderr_tail {
                 writeln!(out, "    stderr (last lines):")?;
                 for line in tail.lines() {
-                    writeln!(out, "    | {line}")?;
+                    writeln!(out, "    | {}", printable(line))?;
                 }
             }
         }
@@ -118,7 +123,7 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
                 writeln!(out)?;
                 writeln!(out, "  {fence}text")?;
                 for line in tail.lines() {
-                    writeln!(out, "  {line}")?;
+                    writeln!(out, "  {}", printable(line))?;
                 }
                 writeln!(out, "  {fence}")?;
             }
@@ -292,10 +297,10 @@ fn failures(report: &BenchReport) -> Vec<Failure<'_>> {
 }
 
 /// Escapes markdown emphasis and code characters in running text, and keeps
-/// it on one line.
+/// it on one line, its control characters escaped ([`printable`]).
 fn escape_inline(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
-    for c in escape(text).chars() {
+    for c in escape(&printable(text)).chars() {
         if matches!(c, '*' | '_' | '`' | '<' | '[' | ']') {
             escaped.push('\\');
         }

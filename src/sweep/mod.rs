@@ -33,8 +33,8 @@ use crate::scenario;
 /// Runs `fwbench sweep`: checks the scenario has a depth parameter, builds
 /// one row per framework and depth, measures them and writes the table,
 /// `sweep.json`, `sweep.csv`, `sweep.svg` and the underlying bench report
-/// (`report.json`, `hdr/`). Fails (exit 1) when a row failed or Ctrl-C cut
-/// the run short.
+/// (`report.json`, `hdr/`). Fails (exit 1) when a row failed or Ctrl-C or
+/// SIGTERM cut the run short.
 pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()

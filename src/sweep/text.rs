@@ -5,19 +5,19 @@ use std::io::{self, Write};
 
 use super::fit::{Estimate, Shape};
 use super::result::{FrameworkSweep, SweepResult};
-use crate::report::{Align, Table, CLIENT_BOUND};
+use crate::report::{printable, Align, Table, CLIENT_BOUND};
 
 /// Writes the sweep's table, its reading guide and any warnings.
 pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "fwbench sweep: scenario {}, depths {}  [engine {}]",
-        sweep.scenario,
+        printable(&sweep.scenario),
         join(&sweep.depths),
         sweep.tool.engine
     )?;
     for warning in &sweep.warnings {
-        writeln!(out, "WARNING: {warning}")?;
+        writeln!(out, "WARNING: {}", printable(warning))?;
     }
     writeln!(
         out,
@@ -47,8 +47,10 @@ pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()
             if let Some(reason) = &point.failed {
                 writeln!(
                     out,
-                    "  {} at depth {}: FAILED: {reason}",
-                    framework.framework, point.depth
+                    "  {} at depth {}: FAILED: {}",
+                    framework.framework,
+                    point.depth,
+                    printable(reason)
                 )?;
             }
         }

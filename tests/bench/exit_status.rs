@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::scratch;
-use crate::support::{fixture, fwbench, Server};
+use crate::support::{fixture, fwbench, fwbench_within, Server};
 
 /// The exit code of `fwbench ARGS...`, with its output for messages.
 fn exit_code(args: &[&str]) -> (i32, String) {
@@ -139,4 +139,95 @@ fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
         dir.join("report.json").exists(),
         "the finished rounds are reported"
     );
+}
+
+/// See: issue 30, I. `--max-header-bytes` below hyper's 8 KiB minimum was
+/// silently raised to it; now it is refused before anything starts.
+#[test]
+fn r30_serve_refuses_a_head_limit_below_hyper_minimum() {
+    let app = fixture("hello/app.js");
+    let out = fwbench_within(
+        [
+            "serve",
+            "--port",
+            "0",
+            "--max-header-bytes",
+            "4096",
+            app.to_str().unwrap(),
+        ],
+        Duration::from_secs(20),
+    )
+    .expect("serve refuses the flag instead of serving");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("8192"), "names the minimum: {stderr}");
+    let help = fwbench(["serve", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("at least 8192"), "{help}");
+}
+
+/// See: issue 30, J. Files named on the command line are read up to a cap:
+/// `compare` of /dev/zero and `load --body-file /dev/zero` exit 2 at once.
+#[test]
+fn r30_endless_input_files_exit_2() {
+    let out = fwbench_within(["compare", "/dev/zero", "/dev/zero"], Duration::from_secs(30))
+        .expect("compare stops reading /dev/zero");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero") && stderr.contains("MiB"), "{stderr}");
+    let out = fwbench_within(
+        ["load", "http://127.0.0.1:1/", "--body-file", "/dev/zero"],
+        Duration::from_secs(30),
+    )
+    .expect("load stops reading /dev/zero");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero") && stderr.contains("MiB"), "{stderr}");
+    for help in [["compare", "--help"], ["load", "--help"]] {
+        let text = String::from_utf8_lossy(&fwbench(help).stdout).into_owned();
+        assert!(text.contains("MiB"), "states the cap: {text}");
+    }
+}
+
+/// See: issue 30, K. SIGTERM to `bench` lost every finished round and wrote
+/// no report; it now stops the run as the first Ctrl-C does: the rounds
+/// already finished are reported, and the run exits 1.
+#[test]
+fn r30_a_bench_stopped_by_sigterm_reports_its_finished_rounds() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = scratch("exit-sigterm");
+    let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
+        .args([
+            "--duration",
+            "300ms",
+            "--warmup",
+            "100ms",
+            "--rounds",
+            "60",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fwbench bench");
+    let mut stderr = BufReader::new(bench.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("starting and validating"), "{line}");
+    // hyper starts in a few ms and a round takes about 0.4 s: several
+    // rounds are finished, and many are still to come (60 take ~25 s).
+    std::thread::sleep(Duration::from_secs(4));
+    crate::support::signal(&bench, "-TERM");
+    let status = crate::support::wait_or_kill(&mut bench, Duration::from_secs(20))
+        .expect("bench stops within 20 s of SIGTERM");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    let report = super::read_json(&dir.join("report.json"));
+    let rows = report["rows"].as_array().expect("rows");
+    let rounds = rows[0]["rounds"].as_array().expect("rounds").len();
+    assert!((1..60).contains(&rounds), "{rounds} rounds reported");
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("SIGTERM"), "{warnings}");
 }

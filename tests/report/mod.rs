@@ -519,6 +519,135 @@ fn json_load_errors_name_the_file() {
     assert!(error.to_string().contains("unknown variant `wasm`"), "{error}");
 }
 
+/// See: issue 30, J. `compare a.json /dev/zero` read without end (8 GB
+/// before it was stopped): a report larger than the cap is refused unread,
+/// naming the file and the cap.
+#[test]
+fn r30_a_report_past_the_size_cap_is_refused() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let big = dir.join("oversized-report.json");
+    // Sparse: one byte past the cap costs no disk.
+    let file = std::fs::File::create(&big).expect("create the oversized file");
+    file.set_len(report::MAX_REPORT_BYTES + 1).expect("grow it");
+    drop(file);
+    let error = report::load_json(&big).expect_err("oversized");
+    assert!(matches!(error, ReadReportError::TooLarge { .. }), "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("oversized-report.json") && text.contains("64 MiB"),
+        "{text}"
+    );
+
+    let error = report::load_json(Path::new("/dev/zero")).expect_err("endless");
+    assert!(matches!(error, ReadReportError::TooLarge { .. }), "{error}");
+
+    let good = dir.join("capped-a.json");
+    std::fs::write(&good, render(|out| report::write_json(&fixture(), out))).expect("write A");
+    let args = CompareArgs {
+        a: good,
+        b: PathBuf::from("/dev/zero"),
+        fail_below: None,
+    };
+    let error = report::compare::run(&args, &mut Vec::new()).expect_err("B is endless");
+    assert!(format!("{error:#}").contains("/dev/zero"), "{error:#}");
+    let _ = std::fs::remove_file(&big);
+}
+
+/// The crafted string of issue 30, L: clears the terminal, then starts a
+/// line of its own.
+const FORGED: &str = "\u{1b}[2J…\r\nfake line";
+
+/// A report whose every printable string from the file carries [`FORGED`]
+/// (or another control character).
+fn crafted() -> BenchReport {
+    let mut report = fixture();
+    report.tool.engine = format!("v8{FORGED}");
+    report
+        .tool
+        .framework_versions
+        .insert(format!("evil{FORGED}"), format!("1{FORGED}"));
+    report.machine.cpu_model = format!("cpu{FORGED}");
+    report.started_at = format!("now{FORGED}");
+    report.warnings.push(format!("title \u{1b}]0;owned\u{7}{FORGED}"));
+    report.options["connections"] = serde_json::json!(format!("50{FORGED}"));
+    report.scenarios.push(format!("mw{FORGED}"));
+    rounds(
+        &mut report,
+        &format!("evil{FORGED}"),
+        &format!("mw{FORGED}"),
+        RowKind::Js,
+        &[(9000, 200)],
+    );
+    rounds(
+        &mut report,
+        "s200",
+        &format!("mw{FORGED}"),
+        RowKind::Js,
+        &[(9000, 200)],
+    );
+    report
+        .row_mut(&format!("bad{FORGED}"), "hello", RowKind::Js)
+        // A tail's own line breaks are kept (each line is shown as a line
+        // of the tail); its other control characters are escaped.
+        .fail(
+            format!("reason{FORGED}"),
+            Some("tail\u{1b}[1A\u{7}\r\nsecond".to_owned()),
+        );
+    report
+}
+
+/// Fails when `text` holds a control character other than its line
+/// breaks, or a line that the crafted string started.
+fn assert_no_forgery(what: &str, text: &str) {
+    let bad: Vec<char> = text.chars().filter(|c| c.is_control() && *c != '\n').collect();
+    assert!(
+        bad.is_empty(),
+        "{what} prints control characters {bad:?}:\n{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|line| line.trim_start().starts_with("fake line")),
+        "{what} lets a report forge a line:\n{text}"
+    );
+}
+
+/// See: issue 30, L. `compare` printed a report's strings verbatim, so a
+/// crafted report cleared the terminal and forged lines; every string from
+/// the file is now escaped, in `compare` as in the other writers.
+#[test]
+fn r30_control_characters_from_a_report_are_escaped() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("crafted.json");
+    std::fs::write(&path, render(|out| report::write_json(&crafted(), out))).expect("write");
+    let clean = dir.join("clean.json");
+    std::fs::write(&clean, render(|out| report::write_json(&fixture(), out))).expect("write");
+    for (a, b) in [(&clean, &path), (&path, &clean), (&path, &path)] {
+        let args = CompareArgs {
+            a: a.clone(),
+            b: b.clone(),
+            fail_below: Some(1.0),
+        };
+        let mut out = Vec::new();
+        report::compare::run(&args, &mut out).expect("both load");
+        let text = String::from_utf8(out).expect("UTF-8");
+        assert_no_forgery("compare", &text);
+        assert!(
+            text.contains(r"\u{1b}[2J…\r\nfake line"),
+            "shown escaped:\n{text}"
+        );
+    }
+    let loaded = report::load_json(&path).expect("loads");
+    assert_no_forgery(
+        "the terminal report",
+        &render(|out| report::write_terminal(&loaded, out)),
+    );
+    assert_no_forgery(
+        "the markdown report",
+        &render(|out| report::write_markdown(&loaded, out)),
+    );
+}
+
 /// B: the fixture re-run on another engine, with hono-patched's mw faster
 /// beyond its range, s200's hello within noise, express's mw fixed, hyper's
 /// param missing and a new axum row.

@@ -183,6 +183,47 @@ pub fn raw(reply: &'static [u8], close: bool) -> Server {
     })
 }
 
+/// A raw TCP server that talks out of turn: it writes `greeting` as soon as
+/// it accepts a connection, before any request, then answers every request
+/// head with each of `replies`, one write apiece (two replies: a server
+/// that answers every request twice).
+pub fn out_of_turn(greeting: &'static [u8], replies: &'static [&'static [u8]]) -> Server {
+    spawn(move |listener, requests, mut shutdown| async move {
+        loop {
+            let mut stream = tokio::select! {
+                r = listener.accept() => match r { Ok((s, _)) => s, Err(_) => continue },
+                _ = &mut shutdown => return,
+            };
+            let requests = requests.clone();
+            tokio::task::spawn_local(async move {
+                if !greeting.is_empty() && stream.write_all(greeting).await.is_err() {
+                    return;
+                }
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Ok(n) = stream.read(&mut chunk).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buf.drain(..end + 4);
+                        requests.fetch_add(1, Ordering::SeqCst);
+                        for reply in replies {
+                            if stream.write_all(reply).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    })
+}
+
 /// A plain 200 "hello" answer.
 pub fn ok() -> Action {
     Action::Respond(200, "hello", vec![])
