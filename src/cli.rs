@@ -285,6 +285,10 @@ pub struct ServeArgs {
     /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
+    /// An inherited socket on which `bench` asks for the workers' heap and
+    /// GC counters (internal: `bench` passes it to its row servers).
+    #[arg(long, hide = true, value_parser = clap::value_parser!(i32).range(3..))]
+    pub telemetry_fd: Option<i32>,
 }
 
 /// Parses `--max-header-bytes`, refusing what hyper cannot honour (issue

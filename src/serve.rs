@@ -51,7 +51,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
-    let (display, kind, engine_name, workers) = match target {
+    let (display, kind, engine_name, workers, telemetry) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             // Loading runs app code, which may hang until a limit stops it:
@@ -80,6 +80,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 format!("{} app", server.kind),
                 engine::engine_name(),
                 server.workers,
+                server.telemetry,
             )
         }
         Target::Native {
@@ -90,9 +91,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         } => {
             let workers = native::start(server, &scenario, depth, listener, config.clone())?;
             let display = format!("scenario {scenario} for {name}");
-            (display, "native".to_owned(), "native Rust", workers)
+            let telemetry = adapter::ServerTelemetry::default();
+            (display, "native".to_owned(), "native Rust", workers, telemetry)
         }
     };
+    if let Some(fd) = args.telemetry_fd {
+        open_telemetry(fd, telemetry)?;
+    }
     println!(
         "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}]",
         config.workers,
@@ -105,6 +110,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         eprintln!("fwbench: {left_running} worker(s) still running JS; exiting without them");
     }
     Ok(())
+}
+
+/// Answers `bench`'s snapshot requests on the inherited socket `fd`.
+fn open_telemetry(fd: i32, telemetry: adapter::ServerTelemetry) -> anyhow::Result<()> {
+    // SAFETY: getsockname only writes the address into the buffer given.
+    let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    let named = unsafe { libc::getsockname(fd, (&raw mut address).cast(), &mut len) } == 0;
+    if !named || i32::from(address.ss_family) != libc::AF_UNIX {
+        bail!(
+            "--telemetry-fd {fd} is not an inherited Unix socket (the flag is for `fwbench bench`'s own use)"
+        );
+    }
+    // SAFETY: a Unix socket (checked above), so not the TCP listener nor a
+    // connection: the one `bench` made and handed down, owned by nobody else.
+    unsafe { adapter::serve_telemetry(fd, telemetry) }.context("cannot start the telemetry channel")
 }
 
 /// Turns the arguments into what to serve.

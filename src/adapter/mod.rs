@@ -14,6 +14,7 @@ mod connections;
 mod ops;
 mod service;
 mod table;
+mod telemetry;
 mod timer;
 mod worker;
 
@@ -25,6 +26,7 @@ use deno_core::ModuleSpecifier;
 use tokio::sync::watch;
 
 pub use connections::{serve as serve_connections, worker_listener};
+pub use telemetry::{serve_channel as serve_telemetry, ServerSnapshot, ServerTelemetry};
 
 use crate::engine::EngineOptions;
 
@@ -168,6 +170,8 @@ pub struct Server {
     pub kind: String,
     /// Its worker threads.
     pub workers: Workers,
+    /// Their allocation and GC counters, for the telemetry channel.
+    pub telemetry: ServerTelemetry,
 }
 
 /// Starts `config.workers` workers serving `spec` on `listener` and waits
@@ -175,10 +179,19 @@ pub struct Server {
 /// returned.
 pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyhow::Result<Server> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let telemetry = ServerTelemetry::default();
     let body = {
-        let config = config.clone();
+        let (config, telemetry) = (config.clone(), telemetry.clone());
         move |listener, shutdown| {
-            worker::run(listener, spec.clone(), config.clone(), ready_tx.clone(), shutdown)
+            let heap = telemetry.register();
+            worker::run(
+                listener,
+                spec.clone(),
+                config.clone(),
+                ready_tx.clone(),
+                shutdown,
+                heap,
+            )
         }
     };
     let workers = Workers::spawn(&listener, config.workers, "fwbench-worker", body)?;
@@ -196,5 +209,6 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
     Ok(Server {
         kind: kind.unwrap_or_default(),
         workers,
+        telemetry,
     })
 }

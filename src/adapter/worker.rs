@@ -12,6 +12,7 @@
 
 use std::future::poll_fn;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ use tokio::sync::watch;
 use super::ops::{self, BridgeFns};
 use super::table::{RequestTable, TICKS_PER_HANDLER_TIMEOUT};
 use super::{connections, service, AppSpec, ServeConfig};
-use crate::engine::{Engine, Interrupt};
+use crate::engine::{Engine, HeapCounters, Interrupt};
 
 /// A worker's JS side, ready to serve.
 struct Driver {
@@ -33,6 +34,10 @@ struct Driver {
     handle: v8::Global<v8::Function>,
     methods: MethodNames,
     engine: Engine,
+    /// The worker's allocation and GC counters (telemetry.rs).
+    heap: Arc<HeapCounters>,
+    /// Whether `heap` has this task's waker yet.
+    waker_left: bool,
 }
 
 /// The standard request methods' names as internalized JS strings, made
@@ -86,8 +91,13 @@ impl MethodNames {
 
 /// Builds a runtime, loads the app and installs it; returns the driver and
 /// the kind of app recognized (fetch, express, fastify, …).
-async fn load(spec: &AppSpec, table: &Rc<RequestTable>) -> anyhow::Result<(Driver, String)> {
+async fn load(
+    spec: &AppSpec,
+    table: &Rc<RequestTable>,
+    heap: &Arc<HeapCounters>,
+) -> anyhow::Result<(Driver, String)> {
     let mut engine = Engine::new(&spec.engine, vec![ops::extension(table.clone())])?;
+    engine.count_heap_into(heap.clone());
     engine.preload(&spec.preload).await?;
     let namespace = engine.import_main(&spec.main, spec.main_code.as_deref()).await?;
     let runtime = engine.runtime();
@@ -121,6 +131,8 @@ async fn load(spec: &AppSpec, table: &Rc<RequestTable>) -> anyhow::Result<(Drive
             engine,
             handle,
             methods,
+            heap: heap.clone(),
+            waker_left: false,
         },
         kind,
     ))
@@ -207,12 +219,18 @@ impl Driver {
         if let Poll::Ready(Err(error)) = polled {
             eprintln!("fwbench: error in the JS event loop: {error}");
         }
+        if !self.waker_left {
+            self.heap.set_waker(cx.waker());
+            self.waker_left = true;
+        }
+        self.engine.publish_heap_if_asked();
         Poll::Pending
     }
 }
 
 /// Keeps the worker's JS runtime serving, rebuilding it when it must go.
 async fn drive(mut driver: Driver, spec: &AppSpec, table: Rc<RequestTable>) {
+    let heap = driver.heap.clone();
     loop {
         // The runtime must be replaced: heap limit, or a loop interrupted
         // between requests, which leaves the microtask queue half run.
@@ -236,7 +254,7 @@ async fn drive(mut driver: Driver, spec: &AppSpec, table: Rc<RequestTable>) {
         table.take_heap_exhausted();
         drop(driver);
         driver = loop {
-            match load(spec, &table).await {
+            match load(spec, &table, &heap).await {
                 Ok((driver, _)) => break driver,
                 Err(error) => {
                     eprintln!("fwbench: rebuilding the JS runtime failed: {error:#}; retrying in 1s");
@@ -268,6 +286,7 @@ pub fn run(
     config: ServeConfig,
     ready: std::sync::mpsc::Sender<anyhow::Result<String>>,
     shutdown: watch::Receiver<bool>,
+    heap: Arc<HeapCounters>,
 ) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -294,7 +313,7 @@ pub fn run(
         };
         let port = listener.local_addr().map_or(0, |a| a.port());
         let table = Rc::new(RequestTable::new(config, port));
-        let driver = match load(&spec, &table)
+        let driver = match load(&spec, &table, &heap)
             .await
             .with_context(|| format!("failed to load {}", spec.display))
         {

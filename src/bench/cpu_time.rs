@@ -22,13 +22,31 @@ use super::cpus::CpuSets;
 
 /// CPU time (user + system, every thread) of process `pid`.
 pub fn process_cpu_time(pid: u32) -> Option<Duration> {
+    let split = process_cpu_split(pid)?;
+    Some(split.user + split.system)
+}
+
+/// A process's CPU time, in user space and in the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuSplit {
+    /// In user space (the app, the engine, hyper).
+    pub user: Duration,
+    /// In the kernel on its behalf (sockets, wake-ups).
+    pub system: Duration,
+}
+
+/// [`process_cpu_time`], user and system apart.
+pub fn process_cpu_split(pid: u32) -> Option<CpuSplit> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name, which is in parentheses and may hold
     // spaces: utime and stime are the 12th and 13th of them.
     let rest = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    ticks_to_duration(ticks)
+    let ticks = |at: usize| fields.get(at)?.parse::<u64>().ok();
+    Some(CpuSplit {
+        user: ticks_to_duration(ticks(11)?)?,
+        system: ticks_to_duration(ticks(12)?)?,
+    })
 }
 
 /// Time of a set of CPUs since boot, from /proc/stat.
@@ -120,7 +138,7 @@ fn schedstat_wait_ns(text: &str) -> Option<u64> {
 
 /// The clocks at the start of one measurement.
 pub struct RoundClock {
-    cpu: Option<Duration>,
+    cpu: Option<CpuSplit>,
     wait: Option<Duration>,
     /// fwbench's own CPU time (counted only when it shares the server's
     /// CPUs, unpinned).
@@ -140,6 +158,8 @@ pub struct RoundCpu {
     /// Ready to run but waiting while other processes (or the hypervisor)
     /// held its CPUs.
     pub waiting: Option<f64>,
+    /// Its CPU time over the measurement, user and system apart.
+    pub used: Option<CpuSplit>,
 }
 
 impl RoundClock {
@@ -148,7 +168,7 @@ impl RoundClock {
     pub fn start(pid: u32, sets: &CpuSets) -> RoundClock {
         let cpus = sets.for_servers();
         RoundClock {
-            cpu: process_cpu_time(pid),
+            cpu: process_cpu_split(pid),
             wait: run_queue_wait(pid),
             own: process_cpu_time(std::process::id()),
             set: cpu_set_time(&cpus),
@@ -163,7 +183,13 @@ impl RoundClock {
     pub fn stop(&self, pid: u32, cores: usize) -> RoundCpu {
         let wall = self.started.elapsed();
         let since = |start: Option<Duration>, now: Option<Duration>| now?.checked_sub(start?);
-        let ran = since(self.cpu, process_cpu_time(pid));
+        let used = self.cpu.zip(process_cpu_split(pid)).and_then(|(start, now)| {
+            Some(CpuSplit {
+                user: now.user.checked_sub(start.user)?,
+                system: now.system.checked_sub(start.system)?,
+            })
+        });
+        let ran = used.map(|u| u.user + u.system);
         let waited = since(self.wait, run_queue_wait(pid));
         // Pinned, fwbench's load runs on other CPUs than the server's.
         let own = if self.cpus.is_empty() {
@@ -189,6 +215,7 @@ impl RoundClock {
         RoundCpu {
             busy: ran.and_then(|ran| cpu_share(ran, wall, cores)),
             waiting: held_back(waited, others, stolen).and_then(|time| cpu_share(time, wall, cores)),
+            used,
         }
     }
 }

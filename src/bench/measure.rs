@@ -9,21 +9,27 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::cpu_time::RoundCpu;
+use super::cpu_time::{RoundClock, RoundCpu};
 use super::cpus::allowed_cpus;
+use super::cpus::CpuSets;
 use super::plan::BenchPlan;
-use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec};
+use super::server::ServerProcess;
+use crate::engine::HeapSnapshot;
+use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec, WindowEdge};
+use crate::report::anatomy::{HeapCost, RequestCost};
 use crate::report::Round;
 use crate::scenario::ScenarioInfo;
 
 /// Warm-up, then the plan's duration of closed-loop load on `addr` with
 /// `threads` load threads; stops early (the report says so) on `cancel`.
+/// `window` is called at each edge of the measured window.
 pub fn measure(
     addr: SocketAddr,
     info: &ScenarioInfo,
     plan: &BenchPlan,
     threads: usize,
     cancel: &Arc<AtomicBool>,
+    window: &mut dyn FnMut(WindowEdge),
 ) -> anyhow::Result<LoadReport> {
     let url = format!("http://{addr}{}", info.request.path);
     let mut load = LoadPlan::new(&url)?;
@@ -58,7 +64,7 @@ pub fn measure(
         headers,
         body: expect.body.clone().map(String::into_bytes),
     };
-    Ok(load::execute_until(&load, cancel.clone())?)
+    Ok(load::execute_observed(&load, cancel.clone(), window)?)
 }
 
 /// How many cores a row server can keep busy: one per worker, at most the
@@ -82,7 +88,13 @@ pub fn server_cores(plan: &BenchPlan) -> usize {
 /// The round also records how busy each side was: the load generator's
 /// CPU share per thread of its `load_threads`, and from `cpu` the server's
 /// shares of running and of waiting for a CPU.
-pub fn to_round(measured: &LoadReport, expected_status: u16, load_threads: usize, cpu: RoundCpu) -> Round {
+pub fn to_round(
+    measured: &LoadReport,
+    expected_status: u16,
+    load_threads: usize,
+    cpu: RoundCpu,
+    heap: Option<HeapSnapshot>,
+) -> Round {
     let latency = &measured.latency;
     let expects_2xx = (200..300).contains(&expected_status);
     let successes = if expects_2xx {
@@ -110,11 +122,100 @@ pub fn to_round(measured: &LoadReport, expected_status: u16, load_threads: usize
         server_cpu: cpu.busy,
         server_wait: cpu.waiting,
         concurrency_achieved: Some(measured.concurrency.achieved),
+        cost: request_cost(measured, &cpu, heap),
         ..Round::new(
             measured.measured_s,
             measured.responses,
             successes,
             latency.percentiles,
         )
+    }
+}
+
+/// What each answered request of the round cost: the server's CPU time
+/// over the window (user and kernel), the client's, and the heap's side
+/// when the server reported it. `None` without the server's clocks or
+/// without answers.
+fn request_cost(measured: &LoadReport, cpu: &RoundCpu, heap: Option<HeapSnapshot>) -> Option<RequestCost> {
+    let used = cpu.used?;
+    let answered = measured.responses;
+    if answered == 0 {
+        return None;
+    }
+    let per_request_us = |time: std::time::Duration| time.as_secs_f64() * 1e6 / answered as f64;
+    let server_time = used.user + used.system;
+    let heap = heap.map(|heap| {
+        let gc_ns = heap.young_gc_ns + heap.full_gc_ns;
+        HeapCost {
+            bytes_per_request: heap.allocated_bytes as f64 / answered as f64,
+            gc_us: gc_ns as f64 / 1e3 / answered as f64,
+            gc_share: if server_time.is_zero() {
+                0.0
+            } else {
+                gc_ns as f64 / 1e9 / server_time.as_secs_f64()
+            },
+            young_gcs: heap.young_gcs,
+            full_gcs: heap.full_gcs,
+            longest_pause_us: heap.longest_pause_ns as f64 / 1e3,
+        }
+    });
+    Some(RequestCost {
+        server_user_us: per_request_us(used.user),
+        server_system_us: per_request_us(used.system),
+        client_us: Some(measured.client.cpu_us_per_request).filter(|us| us.is_finite()),
+        heap,
+    })
+}
+
+/// The server's clocks and counters at the edges of one round's window.
+pub struct RoundWindow<'a> {
+    server: &'a mut ServerProcess,
+    cpus: &'a CpuSets,
+    cores: usize,
+    clock: Option<RoundClock>,
+    heap_at_start: Option<HeapSnapshot>,
+    cpu: Option<RoundCpu>,
+    heap: Option<HeapSnapshot>,
+}
+
+impl<'a> RoundWindow<'a> {
+    /// A window on `server`, pinned as `cpus` says, over `cores` cores.
+    pub fn new(server: &'a mut ServerProcess, cpus: &'a CpuSets, cores: usize) -> Self {
+        RoundWindow {
+            server,
+            cpus,
+            cores,
+            clock: None,
+            heap_at_start: None,
+            cpu: None,
+            heap: None,
+        }
+    }
+
+    /// Reads the clocks at `edge`.
+    pub fn mark(&mut self, edge: WindowEdge) {
+        let pid = self.server.pid();
+        match edge {
+            WindowEdge::Start => {
+                self.clock = Some(RoundClock::start(pid, self.cpus));
+                self.heap_at_start = self.server.heap();
+            }
+            WindowEdge::End => {
+                self.cpu = self.clock.as_ref().map(|clock| clock.stop(pid, self.cores));
+                let now = self.server.heap();
+                self.heap = self.heap_at_start.zip(now).map(|(start, now)| now.since(&start));
+            }
+        }
+    }
+
+    /// The round's CPU shares and heap figures (empty when a window edge
+    /// was never reached).
+    pub fn finish(self) -> (RoundCpu, Option<HeapSnapshot>) {
+        let cpu = self.cpu.unwrap_or(RoundCpu {
+            busy: None,
+            waiting: None,
+            used: None,
+        });
+        (cpu, self.heap)
     }
 }

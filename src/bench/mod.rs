@@ -24,6 +24,7 @@ mod progress;
 pub mod row;
 mod run;
 pub mod server;
+mod telemetry;
 
 pub use plan::BenchPlan;
 pub use row::RowFailure;

@@ -9,9 +9,8 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 
-use super::cpu_time::RoundClock;
 use super::matrix::NotRun;
-use super::measure::{measure, server_cores, to_round};
+use super::measure::{measure, server_cores, to_round, RoundWindow};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
@@ -254,13 +253,17 @@ fn measure_rounds(
             // both sides were, so the report can mark a row whose load
             // generator, not its server, set the pace, and how long the
             // server waited for a CPU (a busy machine).
-            let clock = RoundClock::start(row.server.pid(), &plan.cpus);
-            match measure(row.server.addr, &row.info, plan, load_threads, cancel) {
+            let addr = row.server.addr;
+            let mut window = RoundWindow::new(&mut row.server, &plan.cpus, server_cores);
+            let measured = measure(addr, &row.info, plan, load_threads, cancel, &mut |edge| {
+                window.mark(edge)
+            });
+            let (cpu, heap) = window.finish();
+            match measured {
                 // A run cut short by a signal is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
-                    let cpu = clock.stop(row.server.pid(), server_cores);
-                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu);
+                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu, heap);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);
                     match &mut row.histogram {

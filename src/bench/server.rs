@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cpus::cpu_set;
+use super::telemetry::{self, TelemetryChannel, SERVER_FD};
+use crate::engine::HeapSnapshot;
 
 /// How many stderr lines a row keeps, to show when it fails.
 const STDERR_TAIL_LINES: usize = 20;
@@ -157,6 +159,8 @@ pub struct ServerProcess {
     /// Where it listens.
     pub addr: SocketAddr,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Where its heap and GC counters are asked for.
+    telemetry: Option<TelemetryChannel>,
 }
 
 impl ServerProcess {
@@ -183,16 +187,28 @@ impl ServerProcess {
             command.args(["--depth", &depth.to_string()]);
         }
         let set = (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus));
+        // Without the channel the row still runs, with no heap figures.
+        let (channel, theirs) = match TelemetryChannel::pair() {
+            Ok((channel, theirs)) => {
+                command.args(["--telemetry-fd", &SERVER_FD.to_string()]);
+                (Some(channel), Some(theirs))
+            }
+            Err(_) => (None, None),
+        };
         // SAFETY: runs in the forked child before exec and only makes
         // syscalls, on data built before the fork:
         // - its own process group, so the terminal's Ctrl-C reaches only
         //   `fwbench bench`, which then stops its rows itself;
         // - SIGTERM when `bench` dies, so a killed run leaves no servers;
-        // - the server CPU set.
+        // - the server CPU set;
+        // - its end of the telemetry channel.
         unsafe {
             command.pre_exec(move || {
                 libc::setpgid(0, 0);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                if let Some(theirs) = &theirs {
+                    telemetry::hand_over(theirs)?;
+                }
                 if let Some(set) = &set {
                     if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
                         return Err(std::io::Error::last_os_error());
@@ -201,7 +217,14 @@ impl ServerProcess {
                 Ok(())
             });
         }
-        Self::spawn(command, timeout)
+        let mut server = Self::spawn(command, timeout)?;
+        server.telemetry = channel;
+        Ok(server)
+    }
+
+    /// The server's heap and GC counters now (see [`TelemetryChannel::heap`]).
+    pub fn heap(&mut self) -> Option<HeapSnapshot> {
+        self.telemetry.as_mut()?.heap()
     }
 
     /// Runs `command` and waits (up to `timeout`) for the first stdout line
@@ -246,6 +269,7 @@ impl ServerProcess {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             stderr,
+            telemetry: None,
         };
         let seen = match rx.recv_timeout(timeout) {
             Ok(banner) => match parse_banner(&banner) {

@@ -7,7 +7,8 @@
 //! - `loader`: which modules may be imported (app tree, embedded js/, vendor bundles);
 //! - `embedded`: the JS compiled into the binary;
 //! - `sandbox`: the deny-everything permissions;
-//! - `limits`: the watchdog for runaway loops and the heap limit.
+//! - `limits`: the watchdog for runaway loops and the heap limit;
+//! - `heap_stats`: allocation and GC counters from the engine's own hooks.
 //!
 //! All engine access goes through deno_core's API, so the QuickJS-ng backend
 //! (default) and V8 (feature `v8`) are a one-flag switch.
@@ -23,6 +24,7 @@ compile_error!("choose a JS engine: the feature `v8` (the default) or `quickjs`"
 pub mod embedded;
 mod extensions;
 pub mod flags;
+mod heap_stats;
 mod limits;
 pub mod loader;
 mod ops_host;
@@ -32,6 +34,7 @@ use std::future::{poll_fn, Future};
 use std::path::PathBuf;
 use std::pin::pin;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -39,6 +42,7 @@ use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
 pub use extensions::embedded_source;
+pub use heap_stats::{HeapCounters, HeapSnapshot, HEAP_STATS_SUPPORTED};
 pub use limits::{Interrupt, Watchdog};
 
 /// The JS engine this binary was built with, as reports and `--version`
@@ -117,6 +121,16 @@ pub struct Engine {
     watchdog: Watchdog,
     runtime: JsRuntime,
     load_timeout: Duration,
+    /// Read by the isolate's GC hooks: dropped after the runtime.
+    heap: Option<Arc<HeapCounters>>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(heap) = &self.heap {
+            heap.retire_isolate(self.runtime.v8_isolate());
+        }
+    }
 }
 
 impl Engine {
@@ -140,7 +154,25 @@ impl Engine {
             watchdog,
             runtime,
             load_timeout: options.load_timeout,
+            heap: None,
         })
+    }
+
+    /// Counts this runtime's allocation and GC pauses into `counters`
+    /// (see [`HeapCounters`]); they may already hold an earlier runtime's.
+    pub fn count_heap_into(&mut self, counters: Arc<HeapCounters>) {
+        counters.install(self.runtime.v8_isolate());
+        self.heap = Some(counters);
+    }
+
+    /// Publishes the allocation total if another thread asked for it: a
+    /// load of one flag when nobody did.
+    pub fn publish_heap_if_asked(&mut self) {
+        if let Some(heap) = &self.heap {
+            if heap.publish_requested() {
+                heap.publish(self.runtime.v8_isolate());
+            }
+        }
     }
 
     /// The underlying deno_core runtime.

@@ -121,6 +121,29 @@ pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
 /// can stop a row. Connections stop sending at once; requests in flight get
 /// up to `--timeout` to finish.
 pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadReport, LoadError> {
+    execute_observed(plan, cancel, &mut |_| {})
+}
+
+/// An edge of the measurement window: the warm-up is over, or the last
+/// measured request is answered (or failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEdge {
+    /// The warm-up has ended: requests sent from now on are measured.
+    Start,
+    /// Every worker has finished: nothing is in flight any more.
+    End,
+}
+
+/// [`execute_until`], calling `window` at each edge of the measurement
+/// window (on the calling thread, within a millisecond of it): how `bench`
+/// reads the server's clocks and counters over exactly the requests it
+/// measures, not the warm-up. A run stopped before its warm-up ended calls
+/// it never.
+pub fn execute_observed(
+    plan: &LoadPlan,
+    cancel: Arc<AtomicBool>,
+    window: &mut dyn FnMut(WindowEdge),
+) -> Result<LoadReport, LoadError> {
     plan.validate()?;
     let probe_timeout = plan.timeout.min(Duration::from_secs(5));
     std::net::TcpStream::connect_timeout(&plan.target.addr, probe_timeout).map_err(|cause| {
@@ -138,6 +161,7 @@ pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadRep
         cancel.clone(),
         Duration::from_millis(100),
         &mut |elapsed, responses, errors| monitor.tick(elapsed, responses, errors),
+        window,
     );
     monitor.finish();
     let raw = raw.map_err(LoadError::Workers)?;

@@ -36,6 +36,7 @@ use super::limits::HARD_CAP;
 use super::pacer::Pacer;
 use super::plan::LoadPlan;
 use super::validate::Checker;
+use super::WindowEdge;
 
 /// A connection that failed to connect this many times in a row stops
 /// trying (with the backoff below that is about a second), so a server that
@@ -175,6 +176,7 @@ pub(crate) fn run(
     cancel: Arc<AtomicBool>,
     tick_every: Duration,
     tick: &mut dyn FnMut(Duration, u64, u64),
+    window: &mut dyn FnMut(WindowEdge),
 ) -> io::Result<RawRun> {
     let threads = plan.effective_threads();
     // A socket per connection, a timerfd per paced one, and some spare.
@@ -217,9 +219,22 @@ pub(crate) fn run(
         handles.push(handle);
     }
     drop(done_tx);
+    let measure_start = shared.stop.measure_start;
+    let mut window_open = false;
     let mut finished = 0;
     while finished < threads {
-        match done_rx.recv_timeout(tick_every) {
+        let now = Instant::now();
+        if !window_open && now >= measure_start {
+            window_open = true;
+            window(WindowEdge::Start);
+        }
+        // Wake at the warm-up's end, so the window opens on time.
+        let wait = if window_open {
+            tick_every
+        } else {
+            tick_every.min(measure_start - now)
+        };
+        match done_rx.recv_timeout(wait) {
             Ok(()) => finished += 1,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -227,6 +242,9 @@ pub(crate) fn run(
         let responses = progress.iter().map(|p| p.responses.load(Ordering::Relaxed)).sum();
         let errors = progress.iter().map(|p| p.errors.load(Ordering::Relaxed)).sum();
         tick(start.elapsed(), responses, errors);
+    }
+    if window_open {
+        window(WindowEdge::End);
     }
     let mut results = Vec::with_capacity(threads);
     for h in handles {

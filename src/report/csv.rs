@@ -44,6 +44,15 @@ pub const COLUMNS: &[&str] = &[
     "concurrency_achieved",
     "client_bound",
     "server_wait",
+    "server_user_us_per_req",
+    "server_system_us_per_req",
+    "client_us_per_req",
+    "heap_bytes_per_req",
+    "gc_us_per_req",
+    "gc_share",
+    "young_gcs",
+    "full_gcs",
+    "longest_gc_pause_us",
 ];
 
 /// Writes `report` as CSV to `out`.
@@ -76,6 +85,7 @@ pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
             let mut fields = figures(round);
             fields.push(row_summary.client_bound.to_string());
             fields.push(round.server_wait.map_or(String::new(), |v| v.to_string()));
+            fields.extend(cost_figures(round));
             writeln!(out, "{lead},{}", fields.join(","))?;
         }
     }
@@ -109,6 +119,24 @@ fn figures(round: &Round) -> Vec<String> {
         optional(round.client_cpu),
         optional(round.server_cpu),
         optional(round.concurrency_achieved),
+    ]
+}
+
+/// A round's cost per request (anatomy.rs), empty where not measured.
+fn cost_figures(round: &Round) -> Vec<String> {
+    let cost = round.cost.as_ref();
+    let heap = cost.and_then(|c| c.heap.as_ref());
+    let field = |value: Option<String>| value.unwrap_or_default();
+    vec![
+        field(cost.map(|c| c.server_user_us.to_string())),
+        field(cost.map(|c| c.server_system_us.to_string())),
+        field(cost.and_then(|c| c.client_us).map(|v| v.to_string())),
+        field(heap.map(|h| h.bytes_per_request.to_string())),
+        field(heap.map(|h| h.gc_us.to_string())),
+        field(heap.map(|h| h.gc_share.to_string())),
+        field(heap.map(|h| h.young_gcs.to_string())),
+        field(heap.map(|h| h.full_gcs.to_string())),
+        field(heap.map(|h| h.longest_pause_us.to_string())),
     ]
 }
 

@@ -34,6 +34,7 @@ report::write_terminal(&run, &mut std::io::stdout())?;
 ```
 */
 
+pub mod anatomy;
 pub mod compare;
 mod csv;
 mod format;

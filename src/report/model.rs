@@ -32,6 +32,8 @@ use serde::{Deserialize, Serialize};
 pub use crate::frameworks::RowKind;
 pub use crate::load::Percentiles;
 
+use super::anatomy::RequestCost;
+
 /// The version of this JSON layout. Bump it when a field changes meaning,
 /// moves or is removed; `fwbench compare` refuses reports of a version it
 /// cannot read rather than comparing figures that mean different things.
@@ -219,6 +221,11 @@ pub struct Round {
     /// waiting for answers). Absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency_achieved: Option<f64>,
+    /// What each request cost over the round: server and client CPU time,
+    /// JS heap allocation and GC (anatomy.rs). Absent when the server's
+    /// clocks could not be read, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<RequestCost>,
 }
 
 impl BenchReport {
@@ -355,6 +362,7 @@ impl Round {
             server_cpu: None,
             server_wait: None,
             concurrency_achieved: None,
+            cost: None,
         }
     }
 

@@ -37,6 +37,7 @@ Rules (the same in every writer):
 
 use serde::Serialize;
 
+use super::anatomy::CostSummary;
 use super::model::{BenchReport, Row, RowKind};
 
 /// The native row every other row is divided by.
@@ -158,6 +159,9 @@ pub struct RowSummary {
     /// Median over the rounds of the server's share of waiting for a CPU;
     /// `None` when no round recorded it.
     pub server_wait: Option<f64>,
+    /// What a request cost (anatomy.rs), medians over the rounds; `None`
+    /// when no round recorded it.
+    pub cost: Option<CostSummary>,
 }
 
 impl RowSummary {
@@ -189,6 +193,7 @@ impl RowSummary {
             server_cpu,
             client_bound: client_bound(client_cpu, server_cpu),
             server_wait: median(&waits),
+            cost: CostSummary::of(row),
         }
     }
 

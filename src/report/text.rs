@@ -17,6 +17,7 @@ under each table that has one gives the CPU shares behind it.
 
 use std::io::{self, Write};
 
+use super::anatomy;
 use super::format::{self, printable};
 use super::model::{BenchReport, RowStatus};
 use super::summary::{RowSummary, Summary, BASELINE};
@@ -53,6 +54,7 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
             writeln!(out, "  {note}")?;
         }
     }
+    anatomy::write_anatomy(&summary, out)?;
     let failed = failures(report);
     if !failed.is_empty() {
         writeln!(out)?;
@@ -103,6 +105,18 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         if let Some(note) = client_bound_note(report, summary.ranked(scenario).into_iter()) {
             writeln!(out)?;
             writeln!(out, "{}", escape_inline(&note))?;
+        }
+    }
+    for scenario in &summary.scenarios {
+        if let Some(table) = anatomy::anatomy_table(&summary, scenario) {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "### Anatomy of scenario {} (per request)",
+                escape_inline(scenario)
+            )?;
+            writeln!(out)?;
+            table.write_markdown(out)?;
         }
     }
     let failed = failures(report);

@@ -2,6 +2,7 @@
 //! whole matrix, a short `fwbench bench` and its reports, broken scenarios
 //! that fail their rows while the run completes, and `fwbench compare`.
 
+mod anatomy;
 mod exit_status;
 mod sweep;
 

@@ -534,12 +534,16 @@ fn r30_a_server_that_answers_twice_is_flagged() {
         r.error_examples
     );
     assert_eq!(r.verdict(), Verdict::Flagged);
-    // Each answer was matched to a request the server received.
+    // Each answer was matched to a request the server received, but one:
+    // an extra answer that arrives just after the next request went out
+    // looks like its answer (to hyper's client too), and the real one then
+    // ends the connection as unsolicited. So at most one per such error.
     assert!(
-        r.responses <= server.requests(),
-        "{} > {}",
+        r.responses <= server.requests() + errors(&r, "unsolicited"),
+        "{} > {} + {}",
         r.responses,
-        server.requests()
+        server.requests(),
+        errors(&r, "unsolicited")
     );
 }
 

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use fwbench::report::anatomy::{HeapCost, RequestCost};
 use fwbench::report::{
     self, compare::CompareArgs, BenchReport, CompareOutcome, MachineInfo, Percentiles, Pinning,
     ReadReportError, Round, RowKind, ToolInfo,
@@ -230,6 +231,29 @@ fn fixture() -> BenchReport {
         let row = report.row_mut(framework, scenario, js);
         for (round, &wait) in row.rounds.iter_mut().zip(waits) {
             round.server_wait = Some(wait);
+        }
+    }
+    // What each request cost: s200 × mw on a JS engine with GC hooks,
+    // hyper × mw without a JS heap.
+    for (framework, kind, users) in [
+        ("s200", js, [9.8, 10.4, 9.9]),
+        ("hyper", RowKind::Native, [2.4, 2.5, 2.3]),
+    ] {
+        let row = report.row_mut(framework, "mw", kind);
+        for (round, &user) in row.rounds.iter_mut().zip(&users) {
+            round.cost = Some(RequestCost {
+                server_user_us: user,
+                server_system_us: 4.6,
+                client_us: Some(6.0),
+                heap: (kind == js).then_some(HeapCost {
+                    bytes_per_request: 6451.0,
+                    gc_us: 4.0,
+                    gc_share: 0.279,
+                    young_gcs: 63,
+                    full_gcs: 12,
+                    longest_pause_us: 8880.0,
+                }),
+            });
         }
     }
     // A round with every kind of failure counted.

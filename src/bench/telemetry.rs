@@ -1,0 +1,72 @@
+//! `bench`'s end of a row server's telemetry channel (adapter/telemetry.rs
+//! has the server's): a socket pair made before the server starts, whose
+//! other end the server inherits as [`SERVER_FD`].
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use crate::adapter::ServerSnapshot;
+use crate::engine::HeapSnapshot;
+
+/// The descriptor number the server finds its end at (`--telemetry-fd`).
+pub const SERVER_FD: i32 = 3;
+
+/// How long a snapshot may take: a worker busy in JS gets half a second to
+/// publish (adapter/telemetry.rs), the rest is slack.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// `bench`'s end of the channel.
+#[derive(Debug)]
+pub struct TelemetryChannel {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+}
+
+impl TelemetryChannel {
+    /// A new channel, and the end to hand the server (see [`hand_over`]).
+    pub fn pair() -> std::io::Result<(TelemetryChannel, OwnedFd)> {
+        let (ours, theirs) = UnixStream::pair()?;
+        ours.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+        ours.set_write_timeout(Some(ANSWER_TIMEOUT))?;
+        let channel = TelemetryChannel {
+            writer: ours.try_clone()?,
+            reader: BufReader::new(ours),
+        };
+        Ok((channel, OwnedFd::from(theirs)))
+    }
+
+    /// The server's heap and GC counters now: `None` when it has none (a
+    /// native row, an engine without the hooks) or did not answer in time.
+    pub fn heap(&mut self) -> Option<HeapSnapshot> {
+        self.writer.write_all(b"snapshot\n").ok()?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line).ok()?;
+        serde_json::from_str::<ServerSnapshot>(&line).ok()?.heap
+    }
+}
+
+/// Puts `theirs` at [`SERVER_FD`] in the child, without close-on-exec.
+///
+/// # Safety
+///
+/// Runs between fork and exec: only async-signal-safe calls.
+pub unsafe fn hand_over(theirs: &OwnedFd) -> std::io::Result<()> {
+    let fd = theirs.as_raw_fd();
+    // SAFETY: dup2 and fcntl on descriptors this process holds.
+    let ok = unsafe {
+        if fd == SERVER_FD {
+            // dup2 onto itself would keep close-on-exec set.
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) == 0
+        } else {
+            libc::dup2(fd, SERVER_FD) == SERVER_FD
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}

@@ -1,0 +1,245 @@
+/*!
+Where one request's cost goes: the server's CPU time per answered request
+(user and kernel apart), the load generator's, and on the JS engine's side
+the bytes allocated and the garbage collection it caused.
+
+Every figure is per request and measured over the round's window only (the
+warm-up excluded), so it stays right when the client, not the server, sets
+the pace: a row whose req/s is a lower bound still has its true cost per
+request. A row's figure is the median over its rounds.
+
+A figure the engine cannot give (QuickJS-ng has no GC hooks, a native row
+has no JS heap) is absent, never made up.
+*/
+
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use super::format::printable;
+use super::model::Row;
+use super::summary::{median, Summary};
+use super::table::{Align, Table};
+
+/// What one round's requests cost, per request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RequestCost {
+    /// The server process's user-space CPU time per answered request, µs.
+    pub server_user_us: f64,
+    /// Its kernel time per answered request, µs.
+    pub server_system_us: f64,
+    /// The load generator's CPU time per request it sent, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_us: Option<f64>,
+    /// The JS heap's side; absent for native rows and engines without the
+    /// hooks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap: Option<HeapCost>,
+}
+
+impl RequestCost {
+    /// User plus kernel time per request, µs.
+    pub fn server_us(&self) -> f64 {
+        self.server_user_us + self.server_system_us
+    }
+}
+
+/// Allocation and garbage collection over a round.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HeapCost {
+    /// Bytes allocated on the JS heap per answered request.
+    pub bytes_per_request: f64,
+    /// GC pause time per answered request, µs.
+    pub gc_us: f64,
+    /// GC pause time as a share of the server's CPU time (0 to 1).
+    pub gc_share: f64,
+    /// Young-generation collections in the round.
+    pub young_gcs: u64,
+    /// Full collections in the round.
+    pub full_gcs: u64,
+    /// The longest single pause in the round, µs.
+    pub longest_pause_us: f64,
+}
+
+/// A row's cost: the median of each figure over its rounds (each median on
+/// its own, so the figures need not come from one round).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CostSummary {
+    /// Server user µs per request.
+    pub server_user_us: f64,
+    /// Server kernel µs per request.
+    pub server_system_us: f64,
+    /// Client µs per request.
+    pub client_us: Option<f64>,
+    /// Heap figures, when every round had them.
+    pub heap: Option<HeapCost>,
+}
+
+impl CostSummary {
+    /// The medians over `row`'s rounds that recorded a cost; `None` when
+    /// none did.
+    pub fn of(row: &Row) -> Option<CostSummary> {
+        let costs: Vec<&RequestCost> = row.rounds.iter().filter_map(|r| r.cost.as_ref()).collect();
+        let of = |f: &dyn Fn(&RequestCost) -> Option<f64>| {
+            median(&costs.iter().filter_map(|c| f(c)).collect::<Vec<_>>())
+        };
+        let heaps: Vec<&HeapCost> = costs.iter().filter_map(|c| c.heap.as_ref()).collect();
+        let heap_of = |f: &dyn Fn(&HeapCost) -> f64| median(&heaps.iter().map(|h| f(h)).collect::<Vec<_>>());
+        let heap = (!heaps.is_empty() && heaps.len() == costs.len()).then(|| HeapCost {
+            bytes_per_request: heap_of(&|h| h.bytes_per_request).unwrap_or(0.0),
+            gc_us: heap_of(&|h| h.gc_us).unwrap_or(0.0),
+            gc_share: heap_of(&|h| h.gc_share).unwrap_or(0.0),
+            young_gcs: heap_of(&|h| h.young_gcs as f64).unwrap_or(0.0).round() as u64,
+            full_gcs: heap_of(&|h| h.full_gcs as f64).unwrap_or(0.0).round() as u64,
+            longest_pause_us: heaps.iter().map(|h| h.longest_pause_us).fold(0.0, f64::max),
+        });
+        Some(CostSummary {
+            server_user_us: of(&|c| Some(c.server_user_us))?,
+            server_system_us: of(&|c| Some(c.server_system_us))?,
+            client_us: of(&|c| c.client_us),
+            heap,
+        })
+    }
+
+    /// Server user plus kernel µs per request.
+    pub fn server_us(&self) -> f64 {
+        self.server_user_us + self.server_system_us
+    }
+}
+
+/// The anatomy table of `scenario`: its rows in rank order, each with its
+/// cost per request; `None` when no row recorded one.
+pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
+    let rows = summary.ranked(scenario);
+    if rows.iter().all(|r| r.cost.is_none()) {
+        return None;
+    }
+    let mut table = Table::new(&[
+        ("Framework", Align::Left),
+        ("server µs/req", Align::Right),
+        ("user", Align::Right),
+        ("sys", Align::Right),
+        ("client µs/req", Align::Right),
+        ("bytes/req", Align::Right),
+        ("GC µs/req", Align::Right),
+        ("GC share", Align::Right),
+        ("GCs young/full", Align::Right),
+        ("longest pause", Align::Right),
+        ("p99", Align::Right),
+    ]);
+    let none = || "-".to_owned();
+    for row in rows {
+        let Some(cost) = &row.cost else {
+            continue;
+        };
+        let heap = cost.heap;
+        table.push(vec![
+            printable(&row.framework).into_owned(),
+            format!("{:.2}", cost.server_us()),
+            format!("{:.2}", cost.server_user_us),
+            format!("{:.2}", cost.server_system_us),
+            cost.client_us.map_or_else(none, |us| format!("{us:.2}")),
+            heap.map_or_else(none, |h| bytes(h.bytes_per_request)),
+            heap.map_or_else(none, |h| format!("{:.2}", h.gc_us)),
+            heap.map_or_else(none, |h| format!("{:.1}%", h.gc_share * 100.0)),
+            heap.map_or_else(none, |h| format!("{}/{}", h.young_gcs, h.full_gcs)),
+            heap.map_or_else(none, |h| crate::units::latency(h.longest_pause_us)),
+            row.p99_us.map_or_else(none, crate::units::latency),
+        ]);
+    }
+    Some(table)
+}
+
+/// Bytes for people: B, KiB or MiB with one decimal.
+fn bytes(n: f64) -> String {
+    if n >= 1024.0 * 1024.0 {
+        format!("{:.1} MiB", n / (1024.0 * 1024.0))
+    } else if n >= 1024.0 {
+        format!("{:.1} KiB", n / 1024.0)
+    } else {
+        format!("{n:.0} B")
+    }
+}
+
+/// Writes every scenario's anatomy table, with its legend, to `out`.
+pub fn write_anatomy(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+    let tables: Vec<(&String, Table)> = summary
+        .scenarios
+        .iter()
+        .filter_map(|s| Some((s, anatomy_table(summary, s)?)))
+        .collect();
+    if tables.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    for line in LEGEND {
+        writeln!(out, "{line}")?;
+    }
+    for (scenario, table) in tables {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Anatomy of scenario {} (per request, median over rounds)",
+            printable(scenario)
+        )?;
+        table.write_text("  ", out)?;
+    }
+    Ok(())
+}
+
+/// What the anatomy columns mean.
+const LEGEND: [&str; 4] = [
+    "Anatomy: CPU time per answered request over each round's window (warm-up excluded), so it holds",
+    "  even when the client set the pace. server = user + sys of the row's process; client = the load",
+    "  generator's. bytes/req and GC come from the JS engine's own hooks (V8 only; '-' where the engine",
+    "  or a native row has none); GC share = GC pause time / server CPU time.",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Percentiles, Round, RowKind};
+
+    fn round(user: f64, heap_bytes: Option<f64>) -> Round {
+        Round {
+            cost: Some(RequestCost {
+                server_user_us: user,
+                server_system_us: 2.0,
+                client_us: Some(3.0),
+                heap: heap_bytes.map(|bytes_per_request| HeapCost {
+                    bytes_per_request,
+                    gc_us: 0.5,
+                    gc_share: 0.05,
+                    young_gcs: 10,
+                    full_gcs: 0,
+                    longest_pause_us: bytes_per_request / 100.0,
+                }),
+            }),
+            ..Round::new(1.0, 100, 100, Percentiles::default())
+        }
+    }
+
+    #[test]
+    fn a_rows_cost_is_the_median_of_its_rounds_and_the_longest_pause_the_longest() {
+        let mut row = Row::new("hono", "mw", RowKind::Js);
+        for (user, bytes) in [(10.0, 1000.0), (30.0, 3000.0), (20.0, 2000.0)] {
+            row.push_round(round(user, Some(bytes)));
+        }
+        let cost = CostSummary::of(&row).expect("rounds with costs");
+        assert_eq!(cost.server_user_us, 20.0);
+        assert_eq!(cost.server_us(), 22.0);
+        let heap = cost.heap.expect("every round had heap figures");
+        assert_eq!(heap.bytes_per_request, 2000.0);
+        assert_eq!(heap.longest_pause_us, 30.0);
+    }
+
+    #[test]
+    fn heap_figures_are_left_out_unless_every_round_has_them() {
+        let mut row = Row::new("hono", "mw", RowKind::Js);
+        row.push_round(round(10.0, Some(1000.0)));
+        row.push_round(round(10.0, None));
+        assert_eq!(CostSummary::of(&row).expect("costs").heap, None);
+        let empty = Row::new("hyper", "mw", RowKind::Native);
+        assert_eq!(CostSummary::of(&empty), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! The anatomy of a request: `bench` reports, per row, the server's CPU
+//! time per request and (on V8) the JS heap's allocation and GC, measured
+//! over the round's window. Scenarios that differ by a known amount of
+//! work (tests/fixtures/bench/anatomy/) must differ by that amount.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::{read_json, scratch};
+use crate::support::{fixture, fwbench};
+
+/// One short bench of the four anatomy scenarios on s200, shared by the
+/// tests below.
+fn report() -> &'static Value {
+    static REPORT: OnceLock<Value> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let dir = scratch("bench-anatomy");
+        let mut args = vec!["bench".to_owned(), "--frameworks".into(), "s200".into()];
+        for name in ["plain", "alloc-64k", "spin-50us", "garbage"] {
+            args.push("--scenario".into());
+            args.push(fixture(&format!("bench/anatomy/{name}.js")).display().to_string());
+        }
+        for flag in ["--duration", "1s", "--warmup", "300ms", "--rounds", "1", "--out"] {
+            args.push(flag.into());
+        }
+        args.push(dir.display().to_string());
+        let out = fwbench(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Anatomy of scenario plain"),
+            "no anatomy table:\n{text}"
+        );
+        read_json(&dir.join("report.json"))
+    })
+}
+
+/// The row's median cost per request (`rows[].summary.cost`).
+fn cost(report: &Value, scenario: &str) -> Value {
+    let rows = report["rows"].as_array().expect("rows");
+    let row = rows
+        .iter()
+        .find(|r| r["scenario"] == scenario)
+        .unwrap_or_else(|| panic!("no row for {scenario}: {report:#}"));
+    let cost = row["summary"]["cost"].clone();
+    assert!(cost.is_object(), "no cost for {scenario}: {row:#}");
+    cost
+}
+
+fn server_us(cost: &Value) -> f64 {
+    cost["server_user_us"].as_f64().unwrap() + cost["server_system_us"].as_f64().unwrap()
+}
+
+#[test]
+fn every_row_reports_its_server_and_client_cpu_per_request() {
+    let plain = cost(report(), "plain");
+    assert!(server_us(&plain) > 0.5, "{plain:#}");
+    assert!(plain["client_us"].as_f64().unwrap() > 0.0, "{plain:#}");
+}
+
+#[test]
+fn fifty_microseconds_of_spinning_show_in_the_server_cpu_per_request() {
+    let extra = server_us(&cost(report(), "spin-50us")) - server_us(&cost(report(), "plain"));
+    assert!(
+        (40.0..=60.0).contains(&extra),
+        "spinning 50 µs a request added {extra:.1} µs of server CPU per request"
+    );
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn sixty_four_kib_more_per_request_show_in_the_bytes_per_request() {
+    let bytes = |scenario| {
+        cost(report(), scenario)["heap"]["bytes_per_request"]
+            .as_f64()
+            .unwrap()
+    };
+    let extra = bytes("alloc-64k") - bytes("plain");
+    let known = 64.0 * 1024.0;
+    assert!(
+        (extra - known).abs() <= 0.15 * known,
+        "64 KiB more per request measured as {extra:.0} bytes more"
+    );
+}
+
+#[cfg(feature = "v8")]
+#[test]
+fn short_lived_garbage_is_collected_and_its_pauses_timed() {
+    let heap = &cost(report(), "garbage")["heap"];
+    assert!(heap["young_gcs"].as_u64().unwrap() > 0, "{heap:#}");
+    assert!(heap["gc_us"].as_f64().unwrap() > 0.0, "{heap:#}");
+    assert!(heap["gc_share"].as_f64().unwrap() > 0.0, "{heap:#}");
+    assert!(heap["longest_pause_us"].as_f64().unwrap() > 0.0, "{heap:#}");
+}
+
+#[cfg(not(feature = "v8"))]
+#[test]
+fn an_engine_without_gc_hooks_reports_no_heap_figures() {
+    let plain = cost(report(), "plain");
+    assert!(
+        plain["heap"].is_null(),
+        "QuickJS-ng has no allocation counter: {plain:#}"
+    );
+}
+
+/// One connection: the client sets the pace, and the server sleeps between
+/// requests; its CPU per request is still measured.
+#[test]
+fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
+    let dir = scratch("bench-anatomy-one-connection");
+    let out = fwbench([
+        "bench",
+        "--frameworks",
+        "s200",
+        "--scenario",
+        fixture("bench/anatomy/plain.js").to_str().unwrap(),
+        "--connections",
+        "1",
+        "--duration",
+        "1s",
+        "--warmup",
+        "300ms",
+        "--rounds",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = read_json(&dir.join("report.json"));
+    let us = server_us(&cost(&report, "plain"));
+    assert!(
+        us > 0.5 && us < 1000.0,
+        "server µs per request at one connection: {us}"
+    );
+}
