@@ -17,10 +17,8 @@ use fwbench::{bench, jstest, load, report, serve, sweep};
 /// Every Rust allocation (hyper's buffers, header maps, the adapter's
 /// request table) goes to mimalloc: a request allocates and frees a few
 /// times on each side, and glibc's malloc costs several times more per call
-/// once a JS engine shares its heap. Under callgrind, instructions per
-/// request: a bare fetch app on V8 22.3k -> 20.6k, fastify hello 44.5k ->
-/// 42.4k, native hyper -2 %; req/s rose 1-3 % (the kernel's share of a
-/// request is untouched). The engines keep their own allocators.
+/// once a JS engine shares its heap (the figures are in the ledger of
+/// docs/ARCHITECTURE.md). The engines keep their own allocators.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

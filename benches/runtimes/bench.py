@@ -15,6 +15,32 @@ Usage (from anywhere):
 Needs: Python 3.9+, npm (installs the pinned runtimes once into the cache),
 wrk (Debian package `wrk`; installed with apt-get if missing and root),
 taskset, Linux /proc.
+
+Rules shared with `fwbench bench` (src/bench/), so its figures read like
+bench's:
+- 50 keep-alive connections (`--connections`), closed loop;
+- servers with one worker, pinned to their own CPU, the client to another;
+- every app's answer validated before any load is measured;
+- a warm-up before each measurement that is not counted (`--warmup`);
+- rounds (`--rounds`, 3) that interleave the servers (A B C A B C ...),
+  and each figure the median over rounds;
+- `mw vs hello` is (mw - hello) / hello and the chain's cost per request
+  1e6/mw - 1e6/hello us, both from the req/s medians.
+Where it differs:
+- the client is wrk -t1, the same for every runtime and every fwbench
+  build; it validates nothing under load, where bench validates every
+  response;
+- a fresh server per measurement and the order rotated each round (bench
+  keeps one server per row over all its rounds, in the same order);
+- 2 s warm-up and 10 s measured (bench: 500 ms and 2 s), and a disturbed
+  run (others' CPU past `--max-others`, steal past `--max-steal`) redone;
+- client-bound is marked `^` when wrk used more CPU than the server
+  (bench: `‡` when the client was over 80 % busy and the server under 90 %);
+- the paired-ratio method is this script's only: a fwbench build's req/s
+  over a peer's within each round (the two ran back to back), then the
+  median, lowest-highest and rounds ahead of those ratios
+  (`paired_ratios`). bench's `ratio_to_hyper` and `compare` divide one
+  median by another.
 """
 import argparse
 import csv

@@ -84,8 +84,10 @@ export function unregisterNodeServer(server) {
 
 /**
  * Gives the adapter the node:http shim's entry points, once node:http is
- * loaded: `dispatchNode(listener, hostRequest)` and `serverHandler(server)`.
- * @param {{ dispatchNode: Function, serverHandler: Function }} bridge
+ * loaded: `runNode(listener, hostRequest, done, failed)`, which the adapter
+ * serves through, `dispatchNode` (the same as a promise) and
+ * `serverHandler(server)`.
+ * @param {{ runNode: Function, dispatchNode: Function, serverHandler: Function }} bridge
  */
 export function provideNodeBridge(bridge) {
   adapter()?.provideNodeBridge(bridge);

@@ -2,10 +2,7 @@
 // scenario exports `apps`, one async factory per framework, and fwbench
 // serves what the factory returns. Which factory a framework uses and how
 // its app is served come from fwbench's framework registry
-// (src/bench/registry.rs), passed in by the generated main module.
-
-/** Marks a node-style request listener `(req, res)` for the adapter. */
-export const NODE_LISTENER = Symbol.for("fwbench.node-listener");
+// (src/frameworks.rs), passed in by the generated main module.
 
 /**
  * The app for `framework` from `scenario`, ready to be the main module's

@@ -530,12 +530,6 @@ function nodeBridge(what) {
  * fastify instance must be `ready()` before it serves.
  */
 async function setApp(app) {
-  const listener = app?.[Symbol.for("fwbench.node-listener")];
-  if (typeof listener === "function") {
-    nodeBridge("a node-style request listener");
-    nodeListener = listener;
-    return "node listener";
-  }
   if (app !== null && typeof app === "object" && typeof app.fetch === "function") {
     appFetch = (request) => app.fetch(request);
     return "fetch";

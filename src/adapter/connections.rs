@@ -100,7 +100,7 @@ pub async fn serve<F, S, B>(
 /// of the connections waiting for it, each registered when it changes.
 /// Not a `watch` receiver per connection: every wake-up of a connection
 /// task polls its stop future again, and a waiting receiver's poll takes
-/// the channel's lock (about 180 instructions of every request).
+/// the channel's lock, on every request.
 #[derive(Default)]
 struct StopSignal {
     stopped: Cell<bool>,
@@ -188,9 +188,8 @@ where
     async move {
         tokio::select! {
             // In this order, not a random one: the random pick draws from a
-            // thread-local generator on every poll of the connection (about
-            // a hundred instructions a request). The stop is still polled
-            // whenever the connection is pending.
+            // thread-local generator on every poll of the connection. The
+            // stop is still polled whenever the connection is pending.
             biased;
             result = &mut conn => {
                 // Malformed requests: hyper answered 4xx or closed. A header

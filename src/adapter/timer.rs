@@ -4,12 +4,13 @@
 //! hyper arms a sleep every time it starts reading a request head and drops
 //! it once the head is in: on a keep-alive connection, for every request.
 //! With tokio's timer that is an allocation, a clock read, an entry put into
-//! and taken out of the timer wheel, about 750 instructions of a 20,000
-//! instruction request. Here a sleep is a deadline and, once it has been
-//! polled, a waker in a table the worker shares; one tokio sleep per worker
-//! (the watchman) waits for the earliest deadline in the table, wakes the
-//! sleeps that are due, and waits for the next. Deadlines are exact, as
-//! with tokio's timer: the watchman sleeps until the earliest one.
+//! and taken out of the timer wheel: a few percent of a small request
+//! (docs/ARCHITECTURE.md, the ledger). Here a sleep is a deadline and,
+//! once it has been polled, a waker in a table the worker shares; one
+//! tokio sleep per worker (the watchman) waits for the earliest deadline
+//! in the table, wakes the sleeps that are due, and waits for the next.
+//! Deadlines are exact, as with tokio's timer: the watchman sleeps until
+//! the earliest one.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -43,8 +43,8 @@ struct Driver {
 /// The standard request methods' names as internalized JS strings, made
 /// once per runtime. A fresh string per request cost an allocation, and a
 /// router's `routes[method]` lookup wants an internalized key (a fresh one
-/// is hashed and looked up first): on V8, 0.8 % of a bare app's
-/// instructions per request, 3 % of hono's, 2 % of fastify's.
+/// is hashed and looked up first); docs/ARCHITECTURE.md's ledger has
+/// what it saved.
 struct MethodNames(Vec<(http::Method, v8::Global<v8::String>)>);
 
 impl MethodNames {

@@ -10,8 +10,9 @@
 //! - `limits`: the watchdog for runaway loops and the heap limit;
 //! - `heap_stats`: allocation and GC counters from the engine's own hooks.
 //!
-//! All engine access goes through deno_core's API, so the QuickJS-ng backend
-//! (default) and V8 (feature `v8`) are a one-flag switch.
+//! All engine access goes through deno_core's API, so V8 (feature `v8`,
+//! the default) and the QuickJS-ng backend (feature `quickjs`, the build
+//! for where no V8 archive can be had) are a one-flag switch.
 
 #[cfg(all(feature = "v8", feature = "quickjs"))]
 compile_error!(

@@ -60,8 +60,7 @@ Server.prototype.listen = function listen(...args) {
 
 Server.prototype.address = function address() {
   if (!this[kListening]) return null;
-  const port = typeof host.hostPort === 'function' ? host.hostPort() : 0;
-  return { address: '127.0.0.1', family: 'IPv4', port };
+  return { address: '127.0.0.1', family: 'IPv4', port: host.hostPort() };
 };
 
 Server.prototype.close = function close(callback) {

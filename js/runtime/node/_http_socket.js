@@ -8,7 +8,7 @@ import { notAvailable } from './_internal.js';
 /** The port the host serves on: fixed for the runtime's life, so asked once. */
 let knownPort;
 function localPort() {
-  if (knownPort === undefined && typeof host.hostPort === 'function') knownPort = host.hostPort();
+  if (knownPort === undefined) knownPort = host.hostPort();
   return knownPort;
 }
 

@@ -3,34 +3,17 @@
 // Context propagation across `await`, promise callbacks and timers needs
 // the engine: deno_core keeps an "async context" value that follows
 // continuations (core.getAsyncContext/setAsyncContext, which the QuickJS
-// backend implements as V8's continuation-preserved embedder data). When
-// fwbench:///runtime/host.js exports getAsyncContext/setAsyncContext, the
-// current context is an immutable Map from AsyncLocalStorage to store, as in
-// Deno's node:async_hooks, and everything below is exact. Without them the
-// context only lives for the synchronous extent of run()/runInAsyncScope(),
-// and the first AsyncLocalStorage.run() logs a warning saying so.
+// backend implements as V8's continuation-preserved embedder data), and
+// fwbench:///runtime/host.js hands it over as getAsyncContext and
+// setAsyncContext. The current context is an immutable Map from
+// AsyncLocalStorage to store, as in Deno's node:async_hooks.
 //
 // createHook, executionAsyncId, triggerAsyncId and executionAsyncResource
 // throw: no async resource tracking exists here.
 import * as host from 'fwbench:///runtime/host.js';
-import process from './process.js';
 
-let syncContext;
-const hasHostContext = typeof host.getAsyncContext === 'function' && typeof host.setAsyncContext === 'function';
-const getContext = hasHostContext ? host.getAsyncContext : () => syncContext;
-const setContext = hasHostContext ? host.setAsyncContext : (context) => {
-  syncContext = context;
-};
-
-let warned = hasHostContext;
-function warnSyncOnly() {
-  if (warned) return;
-  warned = true;
-  process.emitWarning(
-    'AsyncLocalStorage in fwbench: this host does not expose an async context, so stores are only visible until the first await',
-    'FwbenchWarning',
-  );
-}
+const getContext = host.getAsyncContext;
+const setContext = host.setAsyncContext;
 
 /** Runs fn with `context` as the current async context, restoring the previous one after. */
 function runInContext(context, fn, thisArg, args) {
@@ -63,7 +46,6 @@ class AsyncLocalStorage {
   }
 
   run(store, callback, ...args) {
-    warnSyncOnly();
     this.#enabled = true;
     return runInContext(withStore(this, store), callback, undefined, args);
   }
@@ -78,7 +60,6 @@ class AsyncLocalStorage {
   }
 
   enterWith(store) {
-    warnSyncOnly();
     this.#enabled = true;
     setContext(withStore(this, store));
   }

@@ -106,7 +106,7 @@ function writeHeader(ctx, name, value) {
     // Immutable headers (a fetched or redirect Response) throw a TypeError;
     // invalid names and values also throw one, so retry on a copy and let a
     // second failure propagate as the real error.
-    if (!(err instanceof TypeError) || typeof Response !== 'function' || !(res instanceof Response) || res.bodyUsed) throw err;
+    if (!(err instanceof TypeError) || !(res instanceof Response) || res.bodyUsed) throw err;
     const copy = new Response(res.body, res);
     copy.headers.set(name, value);
     ctx.res = copy;

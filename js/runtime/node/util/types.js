@@ -28,9 +28,7 @@ export const isSet = brand((v) => getter(Set.prototype, 'size').call(v));
 export const isWeakMap = brand((v) => WeakMap.prototype.has.call(v, {}));
 export const isWeakSet = brand((v) => WeakSet.prototype.has.call(v, {}));
 export const isArrayBuffer = brand((v) => getter(ArrayBuffer.prototype, 'byteLength').call(v));
-export const isSharedArrayBuffer = typeof SharedArrayBuffer === 'function'
-  ? brand((v) => getter(SharedArrayBuffer.prototype, 'byteLength').call(v))
-  : () => false;
+export const isSharedArrayBuffer = brand((v) => getter(SharedArrayBuffer.prototype, 'byteLength').call(v));
 export const isAnyArrayBuffer = (v) => isArrayBuffer(v) || isSharedArrayBuffer(v);
 export const isDataView = brand((v) => getter(DataView.prototype, 'byteLength').call(v));
 export const isArrayBufferView = (v) => ArrayBuffer.isView(v);
@@ -65,7 +63,7 @@ export const isSetIterator = (v) => tagOf(v) === '[object Set Iterator]';
 export const isModuleNamespaceObject = (v) =>
   v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === null && v[Symbol.toStringTag] === 'Module';
 export const isArgumentsObject = (v) => tagOf(v) === '[object Arguments]';
-export const isWeakRef = (v) => typeof WeakRef === 'function' && v instanceof WeakRef;
+export const isWeakRef = (v) => v instanceof WeakRef;
 export const isCryptoKey = (v) => typeof CryptoKey === 'function' && v instanceof CryptoKey;
 export const isKeyObject = () => false; // node:crypto's KeyObject does not exist in fwbench
 
