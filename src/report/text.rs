@@ -236,8 +236,9 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
 }
 
 /// How to read the per-scenario tables, said once above them.
-const SCENARIO_LEGEND: [&str; 2] = [
+const SCENARIO_LEGEND: [&str; 3] = [
     "Per scenario, ranked by req/s: median [min–max] over rounds; p50 and p99 are medians over rounds;",
+    "server µs/req = the server process's CPU time per answer (right even when the client set the pace);",
     "errors = transport errors + non-2xx + validation mismatches, summed over rounds.",
 ];
 
@@ -249,6 +250,7 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
         ("framework", Align::Left),
         ("req/s", Align::Right),
         ("[min–max]", Align::Right),
+        ("server µs/req", Align::Right),
         ("p50 ms", Align::Right),
         ("p99 ms", Align::Right),
         ("errors", Align::Right),
@@ -272,6 +274,8 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
             row.framework.clone(),
             format::rps_marked(rps.median, row.client_bound),
             format::rps_range(rps.min, rps.max),
+            row.cost
+                .map_or(NONE.to_owned(), |c| format!("{:.2}", c.server_us())),
             row.p50_us.map_or(NONE.to_owned(), format::ms),
             row.p99_us.map_or(NONE.to_owned(), format::ms),
             row.failures().to_string(),
