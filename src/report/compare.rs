@@ -118,6 +118,9 @@ pub struct RowComparison {
     pub ratio: Option<f64>,
     /// Whether the rounds' [min, max] ranges of A and B do not overlap.
     pub separated: bool,
+    /// Server CPU µs per request of B divided by that of A (below 1: B's
+    /// server does less per request); `None` when either lacks it.
+    pub server_us_ratio: Option<f64>,
 }
 
 /// Everything `compare` reports, as data.
@@ -198,6 +201,11 @@ fn row_comparison(a: &RowSummary, b: &RowSummary) -> RowComparison {
         (Some(Some(sa)), Some(Some(sb))) => !sa.overlaps(&sb),
         _ => false,
     };
+    let server_us = |row: &RowSummary| row.cost.filter(|_| row.failure.is_none()).map(|c| c.server_us());
+    let server_us_ratio = match (server_us(a), server_us(b)) {
+        (Some(ua), Some(ub)) if ua > 0.0 => Some(ub / ua),
+        _ => None,
+    };
     RowComparison {
         framework: a.framework.clone(),
         scenario: a.scenario.clone(),
@@ -205,6 +213,7 @@ fn row_comparison(a: &RowSummary, b: &RowSummary) -> RowComparison {
         b: b.clone(),
         ratio,
         separated,
+        server_us_ratio,
     }
 }
 
@@ -339,7 +348,8 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
     writeln!(out)?;
     writeln!(
         out,
-        "B/A of median req/s per row; * = the rounds' [min–max] ranges do not overlap"
+        "B/A of median req/s per row; * = the rounds' [min–max] ranges do not overlap; \
+         µs/req = the server's CPU time per request (lower is better)"
     )?;
     let mut table = Table::new(&[
         ("scenario", Align::Left),
@@ -350,6 +360,9 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
         ("B [min–max]", Align::Right),
         ("B/A", Align::Right),
         ("", Align::Left),
+        ("A µs/req", Align::Right),
+        ("B µs/req", Align::Right),
+        ("B/A µs", Align::Right),
     ]);
     for row in &comparison.rows {
         let (a_median, a_range) = figures(&row.a);
@@ -363,6 +376,9 @@ fn write(comparison: &Comparison, paths: Option<(&Path, &Path)>, out: &mut dyn W
             b_range,
             row.ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
             note(row).to_owned(),
+            server_us(&row.a),
+            server_us(&row.b),
+            row.server_us_ratio.map_or("-".to_owned(), |r| format!("{r:.2}")),
         ]);
     }
     table.write_text("  ", out)?;
@@ -404,6 +420,14 @@ fn note(row: &RowComparison) -> &'static str {
         (false, true) => "failed in B",
         (false, false) if row.separated => "*",
         (false, false) => "",
+    }
+}
+
+/// A row's server CPU µs per request, or `-`.
+fn server_us(row: &RowSummary) -> String {
+    match (&row.failure, row.cost) {
+        (None, Some(cost)) => format!("{:.2}", cost.server_us()),
+        _ => "-".to_owned(),
     }
 }
 
