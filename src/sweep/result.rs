@@ -55,6 +55,11 @@ pub struct FrameworkSweep {
     /// Why there is no fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit_error: Option<String>,
+    /// The same fit over the server's CPU µs per request (`server_rounds_us`):
+    /// right even where the client set the pace; absent without those
+    /// figures or with too few points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_fit: Option<ChainFit>,
 }
 
 /// One framework at one depth.
@@ -68,6 +73,13 @@ pub struct DepthPoint {
     /// The median of `rounds_us`, absent when no round was measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub median_us: Option<f64>,
+    /// The server process's CPU µs per answered request of each round
+    /// (bench's anatomy), in the order of `rounds_us`; empty when a round
+    /// did not record it.
+    pub server_rounds_us: Vec<f64>,
+    /// The median of `server_rounds_us`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_median_us: Option<f64>,
     /// Why the row failed, if it did (its finished rounds still count).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
@@ -130,6 +142,14 @@ fn framework_sweep(
             .filter(|round| round.rps_ok > 0.0)
             .map(|round| 1e6 / round.rps_ok)
             .collect();
+        // Round for round beside `rounds_us`, or none at all.
+        let server_rounds_us: Vec<f64> = row
+            .rounds
+            .iter()
+            .filter(|round| round.rps_ok > 0.0)
+            .map(|round| round.cost.map(|c| c.server_us()))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
         let failed = match &row.status {
             RowStatus::Ok => None,
             RowStatus::Failed { reason, .. } => Some(reason.clone()),
@@ -138,6 +158,8 @@ fn framework_sweep(
             depth,
             median_us: crate::report::summary::median(&rounds_us),
             rounds_us,
+            server_median_us: crate::report::summary::median(&server_rounds_us),
+            server_rounds_us,
             failed,
             client_bound,
         });
@@ -151,12 +173,18 @@ fn framework_sweep(
         Ok(fit) => (Some(fit), None),
         Err(error) => (None, Some(error.to_string())),
     };
+    let server_xy: Vec<(f64, f64)> = points
+        .iter()
+        .flat_map(|p| p.server_rounds_us.iter().map(move |&us| (p.depth as f64, us)))
+        .collect();
+    let server_fit = fit::fit(&server_xy).ok();
     Some(FrameworkSweep {
         framework: name.to_owned(),
         kind,
         points,
         fit,
         fit_error,
+        server_fit,
     })
 }
 

@@ -21,7 +21,8 @@ pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()
     }
     writeln!(
         out,
-        "\nµs per request at each depth (1e6 / req/s, median over rounds), and the fit over every round:\n"
+        "\nµs per request at each depth (1e6 / req/s, median over rounds), the fit over every round, and the \
+         same fit over the server's CPU µs per request:\n"
     )?;
     table(sweep).write_text("  ", out)?;
     writeln!(
@@ -55,23 +56,36 @@ pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()
             }
         }
     }
-    let mut ranked: Vec<&FrameworkSweep> = sweep.frameworks.iter().filter(|f| f.fit.is_some()).collect();
-    ranked.sort_by(|a, b| per_link(a).total_cmp(&per_link(b)));
+    // The server's CPU fit ranks when every framework has one: it holds
+    // where the client set the pace, which 1e6 / req/s does not.
+    let by_cpu = sweep.frameworks.iter().all(|f| f.server_fit.is_some());
+    let per_link = |f: &FrameworkSweep| {
+        let fit = if by_cpu { &f.server_fit } else { &f.fit };
+        fit.as_ref().map(|fit| fit.per_link_us.value)
+    };
+    let mut ranked: Vec<(&FrameworkSweep, f64)> = sweep
+        .frameworks
+        .iter()
+        .filter_map(|f| Some((f, per_link(f)?)))
+        .collect();
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
     if !ranked.is_empty() {
         let names: Vec<String> = ranked
             .iter()
-            .map(|f| format!("{} {:.2}", f.framework, per_link(f)))
+            .map(|(f, us)| format!("{} {us:.2}", f.framework))
             .collect();
-        writeln!(out, "\n  cheapest link first (µs): {}", names.join(" < "))?;
+        let basis = if by_cpu {
+            "the server's CPU µs per request"
+        } else {
+            "1e6 / req/s (not every framework has server CPU figures)"
+        };
+        writeln!(
+            out,
+            "\n  cheapest link first (µs, fit on {basis}): {}",
+            names.join(" < ")
+        )?;
     }
     Ok(())
-}
-
-fn per_link(framework: &FrameworkSweep) -> f64 {
-    framework
-        .fit
-        .as_ref()
-        .map_or(f64::INFINITY, |fit| fit.per_link_us.value)
 }
 
 /// The table: framework, one column per depth, then the fit.
@@ -84,6 +98,7 @@ fn table(sweep: &SweepResult) -> Table {
         ("per link µs (95% CI)", Align::Right),
         ("shape", Align::Left),
         ("R²", Align::Right),
+        ("server CPU per link µs", Align::Right),
     ]);
     let mut table = Table::new(&columns);
     for framework in &sweep.frameworks {
@@ -106,8 +121,14 @@ fn table(sweep: &SweepResult) -> Table {
                 shape(fit.shape, fit.curvature_us.as_ref()),
                 format!("{:.3}", fit.r_squared),
             ]),
-            None => cells.push("no fit".into()),
+            None => cells.extend(["no fit".into(), "".into(), "".into(), "".into()]),
         }
+        cells.push(
+            framework
+                .server_fit
+                .as_ref()
+                .map_or("–".into(), |fit| plus_minus(&fit.per_link_us)),
+        );
         table.push(cells);
     }
     table
@@ -132,7 +153,7 @@ fn join(depths: &[usize]) -> String {
 }
 
 /// The CSV columns, in order.
-pub const CSV_COLUMNS: &str = "framework,kind,depth,round,us_per_request";
+pub const CSV_COLUMNS: &str = "framework,kind,depth,round,us_per_request,server_us_per_request";
 
 /// One line per framework, depth and measured round.
 pub fn write_csv(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
@@ -144,9 +165,14 @@ pub fn write_csv(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
         };
         for point in &framework.points {
             for (round, us) in point.rounds_us.iter().enumerate() {
+                // Empty when the rounds did not record it.
+                let server = point
+                    .server_rounds_us
+                    .get(round)
+                    .map_or(String::new(), |us| format!("{us:.4}"));
                 writeln!(
                     out,
-                    "{},{kind},{},{round},{us:.4}",
+                    "{},{kind},{},{round},{us:.4},{server}",
                     framework.framework, point.depth
                 )?;
             }
@@ -176,9 +202,41 @@ mod tests {
         assert!(hono.contains("2.00 ±"), "{hono}");
         assert!(hono.contains("linear"), "{hono}");
         assert!(
-            text.contains("cheapest link first (µs): s200 1.00 < hono 2.00"),
+            text.contains("cheapest link first (µs, fit on 1e6 / req/s (not every framework has server CPU figures)): s200 1.00 < hono 2.00"),
             "{text}"
         );
+    }
+
+    /// With the server's CPU per request on every round, the ranking uses
+    /// its fit: here hono's server does 0.5 µs per link, s200's 3 µs,
+    /// though hono's req/s falls faster (a client-paced run, say).
+    #[test]
+    fn the_ranking_uses_the_servers_cpu_fit_when_every_round_has_it() {
+        let mut report = report(&["s200", "hono"], &[0, 1, 2, 4]);
+        for row in &mut report.rows {
+            let depth: f64 = row.scenario.rsplit('@').next().unwrap().parse().unwrap();
+            let per_link = if row.framework == "hono" { 0.5 } else { 3.0 };
+            for round in &mut row.rounds {
+                round.cost = Some(crate::report::anatomy::RequestCost {
+                    server_user_us: 5.0 + per_link * depth,
+                    server_system_us: 4.0,
+                    client_us: None,
+                    heap: None,
+                });
+            }
+        }
+        let sweep = SweepResult::of(&report, "mw", &[0, 1, 2, 4]);
+        let mut out = Vec::new();
+        write_terminal(&sweep, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("(µs, fit on the server's CPU µs per request): hono 0.50 < s200 3.00"),
+            "{text}"
+        );
+        let mut csv = Vec::new();
+        write_csv(&sweep, &mut csv).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        assert!(csv.lines().nth(1).unwrap().ends_with(",9.0000"), "{csv}");
     }
 
     #[test]
