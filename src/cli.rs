@@ -108,6 +108,11 @@ pub struct BenchArgs {
     /// Print the tables as Markdown instead of for the terminal.
     #[arg(long)]
     pub markdown: bool,
+    /// After the rounds, serve each JS row's request inside its runtime for
+    /// this long (no socket, no hyper: `serve --in-runtime`), for the
+    /// anatomy's in-runtime column; 0s skips it.
+    #[arg(long, default_value = "1s", value_parser = parse_duration, value_name = "DURATION")]
+    pub in_runtime: Duration,
 }
 
 /// How `bench` and `sweep` measure their rows, and where results go.
@@ -285,6 +290,15 @@ pub struct ServeArgs {
     /// closed).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
+    /// Instead of listening, serve the scenario's request to the app inside
+    /// its runtime for this long (no socket, no hyper: the framework's cost
+    /// without the transport), check every answer, and print CPU µs, bytes
+    /// and GC per request as one JSON line.
+    #[arg(long, requires = "scenario", value_parser = parse_duration, value_name = "DURATION")]
+    pub in_runtime: Option<Duration>,
+    /// Unmeasured time before `--in-runtime`'s measurement.
+    #[arg(long, default_value = "500ms", requires = "in_runtime", value_parser = parse_duration)]
+    pub in_runtime_warmup: Duration,
     /// An inherited socket on which `bench` asks for the workers' heap and
     /// GC counters (internal: `bench` passes it to its row servers).
     #[arg(long, hide = true, value_parser = clap::value_parser!(i32).range(3..))]

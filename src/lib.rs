@@ -26,6 +26,7 @@ pub mod bench;
 pub mod capped_read;
 pub mod cli;
 pub mod engine;
+pub mod framework_cost;
 pub mod frameworks;
 pub mod jstest;
 pub mod load;

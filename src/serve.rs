@@ -12,7 +12,7 @@ use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
-use crate::{native, scenario};
+use crate::{framework_cost, native, scenario};
 
 /// What `serve` runs.
 enum Target {
@@ -39,6 +39,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         header_read_timeout: args.header_read_timeout,
         handler_timeout: args.handler_timeout,
     };
+    if let Some(duration) = args.in_runtime {
+        let Target::Js(spec) = target else {
+            bail!("--in-runtime measures a JS app; a native row has no runtime");
+        };
+        let mut scenario = scenario::resolve(args.scenario.as_deref().unwrap_or_default())?;
+        scenario.depth = args.depth.map(usize::from);
+        return framework_cost::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
+    }
     let address = SocketAddr::new(args.host, args.port);
     let listener = TcpListener::bind(address).with_context(|| {
         format!("cannot listen on {address}: is the port in use? (--port 0 picks a free one)")

@@ -11,6 +11,7 @@
 
 mod body;
 mod connections;
+pub mod in_runtime;
 mod ops;
 mod service;
 mod table;

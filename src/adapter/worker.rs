@@ -28,7 +28,7 @@ use super::{connections, service, AppSpec, ServeConfig};
 use crate::engine::{Engine, HeapCounters, Interrupt};
 
 /// A worker's JS side, ready to serve.
-struct Driver {
+pub(super) struct Driver {
     // Field order matters: the handles into the isolate must go before the
     // engine disposes of it.
     handle: v8::Global<v8::Function>,
@@ -91,7 +91,7 @@ impl MethodNames {
 
 /// Builds a runtime, loads the app and installs it; returns the driver and
 /// the kind of app recognized (fetch, express, fastify, …).
-async fn load(
+pub(super) async fn load(
     spec: &AppSpec,
     table: &Rc<RequestTable>,
     heap: &Arc<HeapCounters>,
@@ -198,9 +198,14 @@ impl Driver {
         None
     }
 
+    /// Publishes the heap counters' allocation total if asked to.
+    pub(super) fn publish_heap(&mut self) {
+        self.engine.publish_heap_if_asked();
+    }
+
     /// Runs queued requests and the JS event loop; pending until the runtime
     /// must be replaced.
-    fn poll(&mut self, cx: &mut Context<'_>, table: &RequestTable) -> Poll<Interrupt> {
+    pub(super) fn poll(&mut self, cx: &mut Context<'_>, table: &RequestTable) -> Poll<Interrupt> {
         table.set_driver_waker(cx.waker());
         if let Some(exit) = self.dispatch(table) {
             return Poll::Ready(exit);

@@ -14,6 +14,7 @@
 mod clock;
 mod cpu_time;
 pub mod cpus;
+mod in_runtime;
 mod machine;
 pub mod matrix;
 mod measure;

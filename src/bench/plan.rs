@@ -48,6 +48,10 @@ pub struct BenchPlan {
     pub csv: Option<PathBuf>,
     /// Tables on stdout as Markdown.
     pub markdown: bool,
+    /// How long each JS row is served inside its runtime after the rounds
+    /// (zero: not at all).
+    #[serde(rename = "in_runtime_s", serialize_with = "as_secs")]
+    pub in_runtime: Duration,
 }
 
 impl BenchPlan {
@@ -59,6 +63,7 @@ impl BenchPlan {
         let matrix = Matrix::resolve(&args.matrix, tokio)?;
         let mut plan = BenchPlan::new(matrix, &args.run)?;
         plan.markdown = args.markdown;
+        plan.in_runtime = args.in_runtime;
         Ok(plan)
     }
 
@@ -89,6 +94,7 @@ impl BenchPlan {
             json: args.json.clone(),
             csv: args.csv.clone(),
             markdown: false,
+            in_runtime: Duration::ZERO,
         })
     }
 }

@@ -15,7 +15,7 @@ use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
 use super::server::{ServerProcess, ServerSpec};
-use super::{clock, cpus, machine, output};
+use super::{clock, cpus, in_runtime, machine, output};
 use crate::cli::{BenchArgs, Outcome};
 use crate::load;
 use crate::report::{printable, summary, BenchReport, Pinning, RowKind};
@@ -27,6 +27,8 @@ struct LiveRow {
     scenario: String,
     kind: RowKind,
     server: ServerProcess,
+    /// What its server was started as.
+    spec: ServerSpec,
     info: ScenarioInfo,
     /// Latency over all its rounds so far.
     histogram: Option<Histogram<u64>>,
@@ -96,8 +98,13 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     }
     report.warnings.extend(summary::held_back_warning(&report));
     write_hdr_files(plan, &live, &mut report);
+    let mut stopped = Vec::with_capacity(live.len());
     for row in live {
         row.server.stop();
+        stopped.push((row.spec, row.scenario, row.kind));
+    }
+    if !interrupted && !plan.in_runtime.is_zero() {
+        measure_in_runtime(plan, &stopped, &mut report, &cancel);
     }
     report.wall_time_s = started.elapsed().as_secs_f64();
     Ok(MeasuredPlan { report, interrupted })
@@ -191,6 +198,7 @@ fn start_rows(
                     scenario,
                     kind,
                     server: started.server,
+                    spec,
                     info: info.clone(),
                     histogram: None,
                 });
@@ -279,6 +287,37 @@ fn measure_rounds(
                 }
             }
         }
+    }
+}
+
+/// Phase 4: each JS row's request served inside its runtime, one row at a
+/// time on the servers' CPUs (the row servers are stopped by then).
+fn measure_in_runtime(
+    plan: &BenchPlan,
+    rows: &[(ServerSpec, String, RowKind)],
+    report: &mut BenchReport,
+    cancel: &AtomicBool,
+) {
+    let warmup = plan.warmup.min(plan.in_runtime);
+    for (spec, scenario, kind) in rows {
+        let framework = &spec.framework;
+        if *kind != RowKind::Js || cancel.load(Ordering::Relaxed) {
+            continue;
+        }
+        if !report.row(framework, scenario).is_some_and(|r| r.is_ok()) {
+            continue;
+        }
+        eprintln!(
+            "fwbench bench: {framework} / {} inside its runtime",
+            printable(scenario)
+        );
+        let cost = in_runtime::measure(spec, warmup, plan.in_runtime);
+        if let Some(error) = &cost.error {
+            report
+                .warnings
+                .push(format!("{framework} × {scenario}: no in-runtime figure: {error}"));
+        }
+        report.row_mut(framework, scenario, *kind).in_runtime = Some(cost);
     }
 }
 

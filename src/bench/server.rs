@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
@@ -153,6 +154,34 @@ pub struct StartError {
     pub stderr_tail: String,
 }
 
+/// Sets up `command` as one of bench's row processes: pinned to `cpus`
+/// (none: not pinned), with `telemetry` as its channel's end.
+pub(super) fn as_row_child(command: &mut Command, cpus: &[usize], telemetry: Option<OwnedFd>) {
+    let set = (!cpus.is_empty()).then(|| cpu_set(cpus));
+    // SAFETY: runs in the forked child before exec and only makes
+    // syscalls, on data built before the fork:
+    // - its own process group, so the terminal's Ctrl-C reaches only
+    //   `fwbench bench`, which then stops its rows itself;
+    // - SIGTERM when `bench` dies, so a killed run leaves no servers;
+    // - the server CPU set;
+    // - its end of the telemetry channel.
+    unsafe {
+        command.pre_exec(move || {
+            libc::setpgid(0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if let Some(theirs) = &telemetry {
+                telemetry::hand_over(theirs)?;
+            }
+            if let Some(set) = &set {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A running row server; killed (by its PID) when dropped.
 pub struct ServerProcess {
     child: Child,
@@ -186,7 +215,6 @@ impl ServerProcess {
         if let Some(depth) = spec.depth {
             command.args(["--depth", &depth.to_string()]);
         }
-        let set = (!spec.cpus.is_empty()).then(|| cpu_set(&spec.cpus));
         // Without the channel the row still runs, with no heap figures.
         let (channel, theirs) = match TelemetryChannel::pair() {
             Ok((channel, theirs)) => {
@@ -195,28 +223,7 @@ impl ServerProcess {
             }
             Err(_) => (None, None),
         };
-        // SAFETY: runs in the forked child before exec and only makes
-        // syscalls, on data built before the fork:
-        // - its own process group, so the terminal's Ctrl-C reaches only
-        //   `fwbench bench`, which then stops its rows itself;
-        // - SIGTERM when `bench` dies, so a killed run leaves no servers;
-        // - the server CPU set;
-        // - its end of the telemetry channel.
-        unsafe {
-            command.pre_exec(move || {
-                libc::setpgid(0, 0);
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                if let Some(theirs) = &theirs {
-                    telemetry::hand_over(theirs)?;
-                }
-                if let Some(set) = &set {
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
-            });
-        }
+        as_row_child(&mut command, &spec.cpus, theirs);
         let mut server = Self::spawn(command, timeout)?;
         server.telemetry = channel;
         Ok(server)
@@ -368,7 +375,7 @@ impl Drop for ServerProcess {
 }
 
 /// `Child::wait` with a deadline.
-trait WaitTimeout {
+pub(super) trait WaitTimeout {
     fn wait_timeout(&mut self, timeout: Duration) -> Option<ExitStatus>;
 }
 

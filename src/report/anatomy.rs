@@ -61,6 +61,27 @@ pub struct HeapCost {
     pub longest_pause_us: f64,
 }
 
+/// A JS row's request served inside its runtime, with no transport (`serve
+/// --in-runtime`), once after the rounds, pinned like the row's server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InRuntimeCost {
+    /// Requests measured.
+    pub requests: u64,
+    /// CPU µs per request: the app, the framework and the adapter's JS side.
+    pub cpu_us: f64,
+    /// Bytes allocated on the JS heap per request (V8 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_request: Option<f64>,
+    /// GC pause µs per request (V8 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_us: Option<f64>,
+    /// Answers that differed from the scenario's expectation.
+    pub mismatches: u64,
+    /// Why the measurement could not be made, if it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// A row's cost: the median of each figure over its rounds (each median on
 /// its own, so the figures need not come from one round).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -119,6 +140,7 @@ pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
         ("server µs/req", Align::Right),
         ("user", Align::Right),
         ("sys", Align::Right),
+        ("in-runtime µs", Align::Right),
         ("client µs/req", Align::Right),
         ("bytes/req", Align::Right),
         ("GC µs/req", Align::Right),
@@ -138,6 +160,7 @@ pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
             format!("{:.2}", cost.server_us()),
             format!("{:.2}", cost.server_user_us),
             format!("{:.2}", cost.server_system_us),
+            in_runtime(row.in_runtime.as_ref()),
             cost.client_us.map_or_else(none, |us| format!("{us:.2}")),
             heap.map_or_else(none, |h| bytes(h.bytes_per_request)),
             heap.map_or_else(none, |h| format!("{:.2}", h.gc_us)),
@@ -148,6 +171,18 @@ pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
         ]);
     }
     Some(table)
+}
+
+/// The in-runtime cell: µs, `!` when its answers were wrong, `-` when not
+/// measured or it failed.
+fn in_runtime(cost: Option<&InRuntimeCost>) -> String {
+    match cost {
+        Some(cost) if cost.error.is_none() && cost.requests > 0 => {
+            let wrong = if cost.mismatches > 0 { "!" } else { "" };
+            format!("{:.2}{wrong}", cost.cpu_us)
+        }
+        _ => "-".to_owned(),
+    }
 }
 
 /// Bytes for people: B, KiB or MiB with one decimal.
@@ -188,11 +223,13 @@ pub fn write_anatomy(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What the anatomy columns mean.
-const LEGEND: [&str; 4] = [
+const LEGEND: [&str; 6] = [
     "Anatomy: CPU time per answered request over each round's window (warm-up excluded), so it holds",
-    "  even when the client set the pace. server = user + sys of the row's process; client = the load",
-    "  generator's. bytes/req and GC come from the JS engine's own hooks (V8 only; '-' where the engine",
-    "  or a native row has none); GC share = GC pause time / server CPU time.",
+    "  even when the client set the pace. server = user + sys of the row's process; in-runtime = the same",
+    "  request served inside the runtime with no socket or hyper (the app and framework; server minus it",
+    "  is the transport; ! = some answers were wrong); client = the load generator's. bytes/req and GC",
+    "  come from the JS engine's own hooks (V8 only; '-' where the engine or a native row has none);",
+    "  GC share = GC pause time / server CPU time.",
 ];
 
 #[cfg(test)]

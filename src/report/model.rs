@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::frameworks::RowKind;
 pub use crate::load::Percentiles;
 
-use super::anatomy::RequestCost;
+use super::anatomy::{InRuntimeCost, RequestCost};
 
 /// The version of this JSON layout. Bump it when a field changes meaning,
 /// moves or is removed; `fwbench compare` refuses reports of a version it
@@ -167,6 +167,10 @@ pub struct Row {
     /// if one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hdr_file: Option<String>,
+    /// The app's cost without the transport (JS rows; anatomy.rs): its
+    /// request served inside the runtime, no socket, no hyper.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_runtime: Option<InRuntimeCost>,
 }
 
 /// One timed round of one row.
@@ -297,6 +301,7 @@ impl Row {
             startup_s: None,
             rounds: Vec::new(),
             hdr_file: None,
+            in_runtime: None,
         }
     }
 

@@ -37,7 +37,7 @@ Rules (the same in every writer):
 
 use serde::Serialize;
 
-use super::anatomy::CostSummary;
+use super::anatomy::{CostSummary, InRuntimeCost};
 use super::model::{BenchReport, Row, RowKind};
 
 /// The native row every other row is divided by.
@@ -162,6 +162,9 @@ pub struct RowSummary {
     /// What a request cost (anatomy.rs), medians over the rounds; `None`
     /// when no round recorded it.
     pub cost: Option<CostSummary>,
+    /// The row's cost without the transport (JS rows).
+    #[serde(skip)]
+    pub in_runtime: Option<InRuntimeCost>,
 }
 
 impl RowSummary {
@@ -194,6 +197,7 @@ impl RowSummary {
             client_bound: client_bound(client_cpu, server_cpu),
             server_wait: median(&waits),
             cost: CostSummary::of(row),
+            in_runtime: row.in_runtime.clone(),
         }
     }
 

@@ -21,7 +21,17 @@ fn report() -> &'static Value {
             args.push("--scenario".into());
             args.push(fixture(&format!("bench/anatomy/{name}.js")).display().to_string());
         }
-        for flag in ["--duration", "1s", "--warmup", "300ms", "--rounds", "1", "--out"] {
+        for flag in [
+            "--duration",
+            "1s",
+            "--warmup",
+            "300ms",
+            "--rounds",
+            "1",
+            "--in-runtime",
+            "700ms",
+            "--out",
+        ] {
             args.push(flag.into());
         }
         args.push(dir.display().to_string());
@@ -65,6 +75,32 @@ fn fifty_microseconds_of_spinning_show_in_the_server_cpu_per_request() {
     assert!(
         (40.0..=60.0).contains(&extra),
         "spinning 50 µs a request added {extra:.1} µs of server CPU per request"
+    );
+}
+
+/// The same 50 µs show in the app's cost without the transport: its
+/// request served inside the runtime, no socket, no hyper.
+#[test]
+fn fifty_microseconds_of_spinning_show_in_the_in_runtime_cost_too() {
+    let in_runtime = |scenario: &str| {
+        let rows = report()["rows"].as_array().expect("rows");
+        let row = rows.iter().find(|r| r["scenario"] == scenario).expect("row");
+        let cost = &row["in_runtime"];
+        assert_eq!(cost["mismatches"], 0, "{cost:#}");
+        assert!(cost["error"].is_null(), "{cost:#}");
+        cost["cpu_us"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no in-runtime figure: {row:#}"))
+    };
+    let (plain, spin) = (in_runtime("plain"), in_runtime("spin-50us"));
+    assert!(
+        plain > 0.0 && plain < server_us(&cost(report(), "plain")),
+        "{plain}"
+    );
+    let extra = spin - plain;
+    assert!(
+        (40.0..=60.0).contains(&extra),
+        "spinning 50 µs a request added {extra:.1} µs in the runtime"
     );
 }
 
@@ -133,4 +169,39 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
         us > 0.5 && us < 1000.0,
         "server µs per request at one connection: {us}"
     );
+}
+
+/// `serve --in-runtime` is the framework author's loop: the app's cost per
+/// request with no socket. A native row has no runtime to measure.
+#[test]
+fn serve_in_runtime_prints_one_json_line_and_refuses_native_rows() {
+    let out = fwbench([
+        "serve",
+        "--framework",
+        "s200",
+        "--scenario",
+        "hello",
+        "--in-runtime",
+        "200ms",
+        "--in-runtime-warmup",
+        "100ms",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert!(line["requests"].as_u64().unwrap() > 0, "{line:#}");
+    assert!(line["cpu_us_per_request"].as_f64().unwrap() > 0.0, "{line:#}");
+    assert_eq!(line["mismatches"], 0, "{line:#}");
+
+    let native = fwbench([
+        "serve",
+        "--framework",
+        "hyper",
+        "--scenario",
+        "hello",
+        "--in-runtime",
+        "200ms",
+    ]);
+    assert_eq!(native.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&native.stderr);
+    assert!(stderr.contains("native row has no runtime"), "{stderr}");
 }

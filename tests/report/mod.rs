@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fwbench::report::anatomy::{HeapCost, RequestCost};
+use fwbench::report::anatomy::{HeapCost, InRuntimeCost, RequestCost};
 use fwbench::report::{
     self, compare::CompareArgs, BenchReport, CompareOutcome, MachineInfo, Percentiles, Pinning,
     ReadReportError, Round, RowKind, ToolInfo,
@@ -256,6 +256,15 @@ fn fixture() -> BenchReport {
             });
         }
     }
+    // s200 × mw served inside its runtime: 3.6 µs of its 14.5.
+    report.row_mut("s200", "mw", js).in_runtime = Some(InRuntimeCost {
+        requests: 175_800,
+        cpu_us: 3.57,
+        bytes_per_request: Some(6475.0),
+        gc_us: Some(1.09),
+        mismatches: 0,
+        error: None,
+    });
     // A round with every kind of failure counted.
     let row = report.row_mut("s200", "hello", js);
     let last = row.rounds.len() - 1;

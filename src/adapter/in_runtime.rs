@@ -1,0 +1,196 @@
+//! A framework's cost without the transport: the same request handed to the
+//! same app object again and again inside its runtime, with no socket, no
+//! hyper and no connection task. Requests enter the request table as the
+//! service would put them there, the driver dispatches them to JS exactly
+//! as it does when serving (serve.js, the ops, the node bridge for
+//! express and fastify), and the answers are taken from the table.
+//!
+//! So the figure is the app, the framework and the JS side of the adapter;
+//! an HTTP row's server CPU per request minus it is what hyper, the kernel
+//! and the connection tasks cost.
+
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context as _};
+use bytes::Bytes;
+use http::{HeaderMap, Method};
+use http_body_util::BodyExt;
+
+use super::table::{full_url, RequestTable, Slot};
+use super::worker::{load, Driver};
+use super::{AppSpec, ServeConfig};
+use crate::engine::{HeapCounters, HeapSnapshot};
+use crate::thread_cpu::ThreadCpuClock;
+
+/// Requests in flight at once, like the HTTP row's default connections: a
+/// handler that awaits (a fastify hook, a stream) still overlaps others.
+const IN_FLIGHT: usize = 50;
+
+/// The request to repeat.
+#[derive(Debug, Clone)]
+pub struct SyntheticRequest {
+    /// Its method.
+    pub method: Method,
+    /// Path and query.
+    pub path: String,
+    /// Its headers (a Host is added when missing).
+    pub headers: HeaderMap,
+}
+
+/// One answer, as the app gave it.
+#[derive(Debug)]
+pub struct Answer {
+    /// Status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: HeaderMap,
+    /// The whole body.
+    pub body: Bytes,
+}
+
+/// What the measured part of a run did.
+#[derive(Debug, Clone, Copy)]
+pub struct InRuntimeRun {
+    /// Requests answered in the measured part.
+    pub requests: u64,
+    /// The worker thread's CPU time over them.
+    pub cpu: Duration,
+    /// Their wall time.
+    pub wall: Duration,
+    /// Allocation and GC over them (None on engines without the hooks).
+    pub heap: Option<HeapSnapshot>,
+}
+
+/// Loads `spec` and serves `request` to it for `warmup`, then for
+/// `duration` (measured), handing every answer to `check`.
+pub fn run(
+    spec: &AppSpec,
+    config: ServeConfig,
+    request: &SyntheticRequest,
+    warmup: Duration,
+    duration: Duration,
+    check: &mut dyn FnMut(Answer),
+) -> anyhow::Result<InRuntimeRun> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start a tokio runtime")?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async {
+        let table = Rc::new(RequestTable::new(config, 0));
+        let heap = Arc::new(HeapCounters::default());
+        let (mut driver, _kind) = load(spec, &table, &heap)
+            .await
+            .with_context(|| format!("failed to load {}", spec.display))?;
+        let clock = ThreadCpuClock::CALLING_THREAD;
+        repeat(&mut driver, &table, request, warmup, check).await?;
+        let (cpu_before, heap_before) = (clock.read(), published(&heap, &mut driver));
+        let started = Instant::now();
+        let requests = repeat(&mut driver, &table, request, duration, check).await?;
+        let wall = started.elapsed();
+        let cpu = clock
+            .read()
+            .zip(cpu_before)
+            .map(|(after, before)| after.saturating_sub(before))
+            .ok_or_else(|| anyhow!("cannot read this thread's CPU clock"))?;
+        let heap = heap_before
+            .zip(published(&heap, &mut driver))
+            .map(|(before, after)| after.since(&before));
+        Ok(InRuntimeRun {
+            requests,
+            cpu,
+            wall,
+            heap,
+        })
+    })
+}
+
+/// The heap counters with the allocation total published now.
+fn published(heap: &HeapCounters, driver: &mut Driver) -> Option<HeapSnapshot> {
+    if !crate::engine::HEAP_STATS_SUPPORTED {
+        return None;
+    }
+    heap.request_publish();
+    driver.publish_heap();
+    Some(heap.snapshot())
+}
+
+/// Keeps [`IN_FLIGHT`] copies of `request` in the table for `how_long`,
+/// then waits for the last answers; returns how many were answered.
+async fn repeat(
+    driver: &mut Driver,
+    table: &RequestTable,
+    request: &SyntheticRequest,
+    how_long: Duration,
+    check: &mut dyn FnMut(Answer),
+) -> anyhow::Result<u64> {
+    let authority = "127.0.0.1";
+    let end = Instant::now() + how_long;
+    let mut waiting: Vec<u32> = Vec::with_capacity(IN_FLIGHT);
+    let mut answered = 0;
+    loop {
+        let sending = Instant::now() < end;
+        while sending && waiting.len() < IN_FLIGHT {
+            let mut headers = request.headers.clone();
+            if !headers.contains_key(http::header::HOST) {
+                headers.insert(http::header::HOST, http::HeaderValue::from_static("127.0.0.1"));
+            }
+            let slot = Slot::new(
+                request.method.clone(),
+                full_url(authority, &request.path),
+                headers,
+                None,
+            );
+            waiting.push(table.submit(slot));
+        }
+        if waiting.is_empty() {
+            return Ok(answered);
+        }
+        let done = poll_fn(|cx| {
+            if let Poll::Ready(why) = driver.poll(cx, table) {
+                return Poll::Ready(Err(anyhow!("the runtime had to be replaced: {why:?}")));
+            }
+            let mut done = Vec::new();
+            waiting.retain(|&id| match table.poll_answer(id, cx) {
+                Poll::Ready(response) => {
+                    done.push(response);
+                    false
+                }
+                Poll::Pending => true,
+            });
+            if done.is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(Ok(done))
+            }
+        })
+        .await?;
+        for response in done {
+            let (parts, body) = response.into_parts();
+            let body = body
+                .collect()
+                .await
+                .map_err(|e| anyhow!("the app's response body failed: {e}"))?
+                .to_bytes();
+            answered += 1;
+            check(Answer {
+                status: parts.status.as_u16(),
+                headers: parts.headers,
+                body,
+            });
+        }
+    }
+}
+
+/// Refuses what this mode cannot send yet: a request with a body (the
+/// table reads bodies from hyper's stream).
+pub fn supported(has_body: bool) -> anyhow::Result<()> {
+    if has_body {
+        bail!("the in-runtime run sends no request bodies yet: this scenario's request has one");
+    }
+    Ok(())
+}

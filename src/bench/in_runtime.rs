@@ -1,0 +1,103 @@
+//! A JS row's cost without the transport, as `bench` measures it after the
+//! rounds: `fwbench serve --in-runtime` (framework_cost.rs) in a child
+//! process pinned like the row's server, its one JSON line read back.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::server::{as_row_child, ServerSpec, WaitTimeout};
+use crate::framework_cost::InRuntimeReport;
+use crate::report::anatomy::InRuntimeCost;
+
+/// How long loading the app may take on top of the run itself.
+const LOAD_ALLOWANCE: Duration = Duration::from_secs(30);
+
+/// Serves `spec`'s request inside its runtime for `warmup`, then
+/// `duration`; the cost, or why it could not be measured (in `error`).
+pub fn measure(spec: &ServerSpec, warmup: Duration, duration: Duration) -> InRuntimeCost {
+    match run_child(spec, warmup, duration) {
+        Ok(report) => {
+            let per_request = |total: u64| total as f64 / report.requests.max(1) as f64;
+            InRuntimeCost {
+                requests: report.requests,
+                cpu_us: report.cpu_us_per_request,
+                bytes_per_request: report.heap.map(|h| per_request(h.allocated_bytes)),
+                gc_us: report
+                    .heap
+                    .map(|h| per_request(h.young_gc_ns + h.full_gc_ns) / 1e3),
+                mismatches: report.mismatches,
+                error: report
+                    .first_mismatch
+                    .map(|m| format!("wrong answers, first: {m}")),
+            }
+        }
+        Err(error) => InRuntimeCost {
+            requests: 0,
+            cpu_us: 0.0,
+            bytes_per_request: None,
+            gc_us: None,
+            mismatches: 0,
+            error: Some(error),
+        },
+    }
+}
+
+fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<InRuntimeReport, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
+    let mut command = Command::new(exe);
+    command.args([
+        "serve",
+        "--framework",
+        &spec.framework,
+        "--scenario",
+        &spec.scenario,
+    ]);
+    if let Some(depth) = spec.depth {
+        command.args(["--depth", &depth.to_string()]);
+    }
+    command
+        .arg("--in-runtime")
+        .arg(format!("{}ms", duration.as_millis()))
+        .arg("--in-runtime-warmup")
+        .arg(format!("{}ms", warmup.as_millis()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    as_row_child(&mut command, &spec.cpus, None);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start fwbench serve: {e}"))?;
+    // Read both pipes while it runs, so a chatty app cannot block on them.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let limit = warmup + duration + LOAD_ALLOWANCE;
+    let Some(status) = child.wait_timeout(limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("no result within {limit:?}"));
+    };
+    let (stdout, stderr) = (
+        stdout.join().unwrap_or_default(),
+        stderr.join().unwrap_or_default(),
+    );
+    if !status.success() {
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        return Err(format!("it failed ({status}): {last}"));
+    }
+    let line = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line).map_err(|e| format!("unreadable result {line:?}: {e}"))
+}
