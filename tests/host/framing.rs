@@ -60,6 +60,54 @@ fn a_header_value_with_a_nul_is_refused_not_split_into_another_header() {
     assert!(log.contains("GET /header-with-nul -> 500"), "{log}");
 }
 
+/// hyper refuses to write a head with both, and used to close the
+/// connection without an answer or a log line.
+#[test]
+fn a_response_with_both_transfer_encoding_and_content_length_gets_a_500() {
+    let server = hostile(&[]);
+    for path in ["/length-and-chunked", "/stream-length-and-chunked"] {
+        let (first, second, body) = two_on_one_connection(&server, path);
+        assert_eq!(first, 500, "{path}: {}", server.stderr());
+        assert_eq!((second, body.as_str()), (200, "ok"));
+        let log = server.wait_for_log(&format!("GET {path} -> 500"), Duration::from_secs(5));
+        assert!(
+            log.contains(&format!("GET {path} -> 500: TypeError: the response sets both")),
+            "{log}"
+        );
+    }
+}
+
+/// A streamed body whose head declared another length: its head is out,
+/// so the connection is cut (never a complete response), with a log line.
+#[test]
+fn a_stream_that_does_not_match_its_content_length_is_cut_with_a_log_line() {
+    let server = hostile(&[]);
+    for (path, why) in [
+        (
+            "/stream-shorter-than-its-length",
+            "ended after 20 of the 100 bytes",
+        ),
+        ("/stream-longer-than-its-length", "went past the 100 bytes"),
+    ] {
+        let raw = format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n");
+        // No `Connection: close`: the server must end the connection itself.
+        let out = server.raw(raw.as_bytes(), Duration::from_secs(10));
+        let complete = out.starts_with("HTTP/1.1 200")
+            && out
+                .split_once("\r\n\r\n")
+                .is_some_and(|(_, body)| body.len() == 100);
+        assert!(!complete, "{path} ended like a complete response: {out:?}");
+        let log = server.wait_for_log(&format!("GET {path} -> connection cut"), Duration::from_secs(5));
+        assert!(
+            log.contains(&format!(
+                "GET {path} -> connection cut: the response stream {why}"
+            )),
+            "{log}"
+        );
+    }
+    assert_eq!(server.get("/ok").text(), "ok");
+}
+
 #[test]
 fn a_correct_app_set_content_length_is_kept() {
     let server = hostile(&[]);
