@@ -132,6 +132,30 @@ fn the_host_header_cannot_change_the_path_the_app_sees() {
     assert_eq!(server.get("/ok").status, 200);
 }
 
+/// A `Host` of plain bytes that the app's URL parser still refuses was
+/// answered 500, with a log line per request any client could send.
+#[test]
+fn a_host_the_url_parser_refuses_gets_a_400_and_no_log_line() {
+    let server = hostile(&[]);
+    for host in ["a:99999", "a:65536", "[zz]", "1.2.3.4.5", "999.999.999.999"] {
+        let header = format!("GET /url HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        let absolute = format!("GET http://{host}/url HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        for raw in [header, absolute] {
+            let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+            assert!(out.starts_with("HTTP/1.1 400"), "{raw:?} -> {out}");
+        }
+    }
+    let raw = "GET http://a.test:65535/url HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+    assert!(out.ends_with("http://a.test:65535/url"), "{out}");
+    assert_eq!(server.get("/ok").status, 200);
+    assert_eq!(
+        server.stderr(),
+        "",
+        "a client's bad Host is not the server's error"
+    );
+}
+
 #[test]
 fn slow_headers_get_a_408_before_the_close() {
     expect_408_for_slow_headers(&hostile(&["--header-read-timeout", "500ms"]), "/ok");
