@@ -161,6 +161,15 @@ pub fn handle(
         return Answer::refused(StatusCode::BAD_REQUEST, "the Host header is not a host[:port]");
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    if !path.is_ascii() {
+        // hyper passes raw bytes past 0x7F in the target through; read as
+        // Latin-1 they would reach the app as other characters than the
+        // client meant (`é` sent as UTF-8 read as `Ã©`). Node answers 400.
+        return Answer::refused(
+            StatusCode::BAD_REQUEST,
+            "the request target holds bytes that are not ASCII: percent-encode them",
+        );
+    }
     let has_body = !body.is_end_stream();
     let url = full_url(authority, path);
     let http::request::Parts {

@@ -156,6 +156,29 @@ fn a_host_the_url_parser_refuses_gets_a_400_and_no_log_line() {
     );
 }
 
+/// Raw bytes past 0x7F in the target reached the app read as Latin-1
+/// (`é` sent as UTF-8 came out as `Ã©`); they get a 400, as in Node, for
+/// fetch-style and node-style apps alike.
+#[test]
+fn raw_non_ascii_bytes_in_the_target_get_a_400() {
+    for server in [hostile(&[]), Server::start(&fixture("nodelisten/app.js"), &[])] {
+        let out = server.raw(
+            b"GET /url?q=\xc3\xa9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            Duration::from_secs(5),
+        );
+        assert!(out.starts_with("HTTP/1.1 400"), "{out}");
+        assert!(out.ends_with("not ASCII: percent-encode them\n"), "{out}");
+        // Percent-encoded, the same character passes.
+        let out = server.raw(
+            b"GET /url?q=%C3%A9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            Duration::from_secs(5),
+        );
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+        assert!(out.ends_with("/url?q=%C3%A9"), "{out}");
+        assert_eq!(server.stderr(), "");
+    }
+}
+
 #[test]
 fn slow_headers_get_a_408_before_the_close() {
     expect_408_for_slow_headers(&hostile(&["--header-read-timeout", "500ms"]), "/ok");
