@@ -11,6 +11,7 @@
 
 mod body;
 mod connections;
+mod heads;
 mod ops;
 mod service;
 mod table;

@@ -179,6 +179,49 @@ fn raw_non_ascii_bytes_in_the_target_get_a_400() {
     }
 }
 
+/// hyper's parser takes a bare LF for a line end, so the
+/// `Transfer-Encoding` after one was honoured and this request answered
+/// 200 with an empty body (the smuggling pattern of CVE-2022-32214); Node
+/// answers 400. So do the native rows, which share the connection code.
+#[test]
+fn a_bare_lf_in_a_request_head_gets_a_400() {
+    let smuggling: &[u8] = b"POST /url HTTP/1.1\r\nHost: x\r\nX-A: a\nTransfer-Encoding: chunked\r\n\
+        Content-Length: 5\r\n\r\n0\r\n\r\n";
+    let args: Vec<&OsStr> = ["--framework", "hyper", "--scenario", "hello"]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+    for server in [hostile(&[]), Server::start_with(&args)] {
+        let out = server.raw(smuggling, Duration::from_secs(5));
+        assert!(out.starts_with("HTTP/1.1 400"), "{out}");
+        for head in [
+            "GET /url HTTP/1.1\nHost: x\r\n\r\n",
+            "\nGET /url HTTP/1.1\r\nHost: x\r\n\r\n",
+        ] {
+            let out = server.raw(head.as_bytes(), Duration::from_secs(5));
+            assert!(out.starts_with("HTTP/1.1 400"), "{head:?} -> {out}");
+        }
+        assert_eq!(server.stderr(), "");
+    }
+}
+
+/// Only heads are held to CRLF: a body's bare LFs pass, and the head
+/// after a body, or pipelined behind another, is checked as the first.
+#[test]
+fn bare_lfs_in_bodies_pass_and_every_pipelined_head_is_checked() {
+    let server = hostile(&[]);
+    let pipelined = "POST /url HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\na\nb\
+        POST /url HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\na\nb\r\n0\r\n\r\n\
+        GET /url HTTP/1.1\r\nHost: x\r\n\r\n\
+        GET /url HTTP/1.1\r\nHost: x\nX: 1\r\n\r\n";
+    let out = server.raw(pipelined.as_bytes(), Duration::from_secs(5));
+    let statuses: Vec<&str> = out
+        .match_indices("HTTP/1.1 ")
+        .map(|(at, _)| &out[at + 9..at + 12])
+        .collect();
+    assert_eq!(statuses, ["200", "200", "200", "400"], "{out}");
+}
+
 #[test]
 fn slow_headers_get_a_408_before_the_close() {
     expect_408_for_slow_headers(&hostile(&["--header-read-timeout", "500ms"]), "/ok");
