@@ -358,7 +358,7 @@ mod tests {
         let mut guard = HeadGuard::default();
         let mut framing = framing.iter();
         let mut out = Vec::new();
-        let mut feed = |guard: &mut HeadGuard, bytes: &mut Vec<u8>, out: &mut Vec<u8>| {
+        let feed = |guard: &mut HeadGuard, bytes: &mut Vec<u8>, out: &mut Vec<u8>| {
             let passed = guard.scan(bytes);
             out.extend_from_slice(&bytes[..passed]);
             guard.held.extend_from_slice(&bytes[passed..]);
