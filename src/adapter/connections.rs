@@ -9,15 +9,17 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use http::{Request, Response};
 use hyper::body::{Body, Incoming};
 use hyper::server::conn::http1;
-use hyper::service::HttpService;
+use hyper::service::Service;
 use hyper_util::rt::TokioIo;
 use slab::Slab;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::heads::{Framed, GuardedIo, HeadGuard};
 use super::timer::WatchedTimer;
 use super::{ServeConfig, DEFAULT_MAX_HEADERS, DRAIN, MIN_HEADER_BYTES};
 
@@ -56,7 +58,7 @@ pub async fn serve<F, S, B>(
     mut make_service: F,
 ) where
     F: FnMut() -> S,
-    S: HttpService<Incoming, ResBody = B> + 'static,
+    S: Service<Request<Incoming>, Response = Response<B>> + 'static,
     S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     B: Body + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -177,14 +179,17 @@ fn connection<S, B>(
     stop: Rc<StopSignal>,
 ) -> impl Future<Output = ()> + 'static
 where
-    S: HttpService<Incoming, ResBody = B> + 'static,
+    S: Service<Request<Incoming>, Response = Response<B>> + 'static,
     S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     B: Body + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let _ = stream.set_nodelay(true);
     let header_read_timeout = config.header_read_timeout;
-    let mut conn = http1_builder(config, timer).serve_connection(TokioIo::new(stream), service);
+    // Request heads are checked for bare LFs before hyper reads them.
+    let guard = Rc::new(RefCell::new(HeadGuard::default()));
+    let io = TokioIo::new(GuardedIo::new(stream, guard.clone()));
+    let mut conn = http1_builder(config, timer).serve_connection(io, Framed::new(service, guard));
     async move {
         tokio::select! {
             // In this order, not a random one: the random pick draws from a
@@ -211,7 +216,7 @@ where
 /// keep-alive connection (nothing sent) is closed without a word, so a
 /// client sending its next request just then cannot take the 408 for its
 /// answer.
-async fn request_timeout<S>(parts: http1::Parts<TokioIo<TcpStream>, S>, limit: Duration) {
+async fn request_timeout<S>(parts: http1::Parts<TokioIo<GuardedIo<TcpStream>>, S>, limit: Duration) {
     use tokio::io::AsyncWriteExt;
     if parts.read_buf.is_empty() {
         return;
@@ -222,7 +227,7 @@ async fn request_timeout<S>(parts: http1::Parts<TokioIo<TcpStream>, S>, limit: D
          content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = parts.io.into_inner();
+    let mut stream = parts.io.into_inner().into_inner();
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         stream.write_all(response.as_bytes()).await?;
         stream.shutdown().await

@@ -11,6 +11,7 @@
 
 mod body;
 mod connections;
+mod heads;
 pub mod in_runtime;
 mod ops;
 mod service;

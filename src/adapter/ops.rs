@@ -16,7 +16,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 
 use super::body::ResBody;
-use super::table::{plain_response, RequestTable};
+use super::table::{plain_response, DeclaredLength, RequestTable};
 
 /// The JS functions serve.js registers at bootstrap.
 pub struct BridgeFns {
@@ -184,24 +184,36 @@ fn full_response(
     let length = body.len();
     let response = build_response(status, headers, ResBody::full(body))?;
     if response.headers().contains_key(http::header::CONTENT_LENGTH) {
-        let head_request = table
-            .with_slot(id, |slot| slot.method == Method::HEAD)
-            .unwrap_or(false);
-        check_content_length(&response, length, head_request)?;
+        if let Some(declared) = declared_length(&response)? {
+            if !declares_only(table, id, &response) && declared != length as u64 {
+                return Err(JsErrorBox::type_error(format!(
+                    "the response's content-length of {declared} bytes does not match its body of {length} bytes"
+                )));
+            }
+        }
     }
     Ok(response)
 }
 
-/// Whether `response`'s `Content-Length` values (if any) are numbers that
-/// frame a body of `length` bytes. A response to HEAD, and a 304, declare
-/// the length of a body they do not send, so only the number is checked.
-fn check_content_length(
-    response: &Response<ResBody>,
-    length: usize,
-    head_request: bool,
-) -> Result<(), JsErrorBox> {
-    for value in response.headers().get_all(http::header::CONTENT_LENGTH) {
-        let declared = std::str::from_utf8(value.as_bytes())
+/// Whether `response` declares the length of a body it does not send: a
+/// response to HEAD, and a 304, so only the number is checked.
+fn declares_only(table: &RequestTable, id: u32, response: &Response<ResBody>) -> bool {
+    response.status() == StatusCode::NOT_MODIFIED
+        || table
+            .with_slot(id, |slot| slot.method == Method::HEAD)
+            .unwrap_or(false)
+}
+
+/// The body length `response`'s `Content-Length` declares, if it has one:
+/// every value a number of bytes, all the same, and no `Transfer-Encoding`
+/// beside it. hyper refuses to write any other head and closes the
+/// connection without a word (the client sees an empty reply), so it is
+/// refused here, where it can still be answered 500 and logged.
+fn declared_length(response: &Response<ResBody>) -> Result<Option<u64>, JsErrorBox> {
+    let headers = response.headers();
+    let mut declared = None;
+    for value in headers.get_all(http::header::CONTENT_LENGTH) {
+        let length = std::str::from_utf8(value.as_bytes())
             .ok()
             .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|text| text.parse::<u64>().ok())
@@ -211,14 +223,21 @@ fn check_content_length(
                     String::from_utf8_lossy(value.as_bytes())
                 ))
             })?;
-        let declares_only = head_request || response.status() == StatusCode::NOT_MODIFIED;
-        if !declares_only && declared != length as u64 {
+        if declared.is_some_and(|first| first != length) {
             return Err(JsErrorBox::type_error(format!(
-                "the response's content-length of {declared} bytes does not match its body of {length} bytes"
+                "the response declares two content-lengths, {} and {length} bytes",
+                declared.unwrap_or_default()
             )));
         }
+        declared = Some(length);
     }
-    Ok(())
+    if declared.is_some() && headers.contains_key(http::header::TRANSFER_ENCODING) {
+        // RFC 9112 section 6.2: a sender must not send both.
+        return Err(JsErrorBox::type_error(
+            "the response sets both transfer-encoding and content-length: a response is framed by one of them",
+        ));
+    }
+    Ok(declared)
 }
 
 /// Registers serve.js's `handle` and `setApp` with the Rust side.
@@ -413,7 +432,11 @@ pub fn op_fwbench_respond_stream(
     // A few chunks of slack; past that, JS waits for the client.
     let (body, tx) = ResBody::stream(8);
     let response = build_response(status, headers, body)?;
-    table.open_stream(id, tx);
+    let length = match declared_length(&response)? {
+        Some(declared) if !declares_only(table, id, &response) => DeclaredLength::of(table, id, declared),
+        _ => None,
+    };
+    table.open_stream(id, tx, length);
     recycler.keep(table.reply(id, response));
     Ok(id)
 }
@@ -425,7 +448,7 @@ pub async fn op_fwbench_stream_write(
     #[smi] sid: u32,
     #[buffer] chunk: JsBuffer,
 ) -> bool {
-    let tx = table(&state.borrow()).stream_chunks(sid);
+    let tx = table(&state.borrow()).stream_chunks(sid, chunk.len());
     match tx {
         Some(tx) => tx.send(Bytes::copy_from_slice(&chunk)).await.is_ok(),
         None => false,
@@ -435,9 +458,7 @@ pub async fn op_fwbench_stream_write(
 /// Ends a streamed response; `failed` aborts it (the client sees a cut body).
 #[op2(fast)]
 pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: bool) {
-    if let Some(tx) = state.borrow::<AdapterState>().table.close_stream(sid) {
-        tx.finish(!failed);
-    }
+    state.borrow::<AdapterState>().table.close_stream(sid, !failed);
 }
 
 /// A handler failed with the engine's out-of-memory error: QuickJS fails

@@ -15,9 +15,10 @@ use hyper::body::{Body, Incoming};
 use super::body::ResBody;
 use super::table::{full_url, plain_response, RequestTable, Slot};
 
-/// The last `Host` a connection's request passed [`is_plain_host`] with: a
-/// client sends the same one on every request of a keep-alive connection,
-/// and comparing bytes is cheaper than checking them again.
+/// The last `Host` a connection's request passed [`is_plain_host`] and
+/// [`is_url_host`] with: a client sends the same one on every request of a
+/// keep-alive connection, and comparing bytes is cheaper than checking them
+/// again.
 #[derive(Default)]
 pub struct KnownHost(RefCell<Vec<u8>>);
 
@@ -27,7 +28,7 @@ impl KnownHost {
         if !host.is_empty() && *self.0.borrow() == host {
             return true;
         }
-        let plain = is_plain_host(host);
+        let plain = is_plain_host(host) && is_url_host(host);
         if plain {
             let mut known = self.0.borrow_mut();
             known.clear();
@@ -38,13 +39,16 @@ impl KnownHost {
 }
 
 /// The authority of the URL the app sees: the request target's (absolute
-/// form), else the one `Host` header, else the listener's address. `Host`
+/// form), else the one `Host` header, else the listener's address. Either
 /// must be a plain `host[:port]`: it is spliced in front of the path, so
 /// anything else (`a/admin?`, `a#`, `user@a`, two headers) would let the
-/// client rewrite the path the app routes on. `None`: answer 400.
+/// client rewrite the path the app routes on, and one the app's URL parser
+/// refuses (`a:99999`) would fail in every handler that reads the URL.
+/// `None`: answer 400.
 fn authority<'a>(parts: &'a http::request::Parts, listener: &'a str, known: &KnownHost) -> Option<&'a str> {
     if let Some(authority) = parts.uri.authority() {
-        return Some(authority.as_str());
+        let authority = authority.as_str();
+        return known.is_plain(authority.as_bytes()).then_some(authority);
     }
     let mut hosts = parts.headers.get_all(http::header::HOST).iter();
     let Some(host) = hosts.next() else {
@@ -83,6 +87,17 @@ fn is_plain_host(host: &[u8]) -> bool {
         _ => false,
     };
     name_ok && port_ok
+}
+
+/// Whether the URL parser apps read `request.url` with takes `host` (a
+/// plain one) as a URL's host and port. The byte check lets through what
+/// only that parser refuses: a port past 65535 (`a:99999`), a name that
+/// reads as an IPv4 address but is not one (`1.2.3.4.5`,
+/// `999.999.999.999`), brackets around no IPv6 address (`[zz]`). The same
+/// parser (the `url` crate, behind deno_web's `URL`), so the two cannot
+/// disagree; it runs once per connection and `Host` (see [`KnownHost`]).
+fn is_url_host(host: &[u8]) -> bool {
+    std::str::from_utf8(host).is_ok_and(|host| deno_core::url::Url::parse(&format!("http://{host}/")).is_ok())
 }
 
 /// The bytes a host name may hold, as a table (an IPv6 address in
@@ -146,6 +161,15 @@ pub fn handle(
         return Answer::refused(StatusCode::BAD_REQUEST, "the Host header is not a host[:port]");
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    if !path.is_ascii() {
+        // hyper passes raw bytes past 0x7F in the target through; read as
+        // Latin-1 they would reach the app as other characters than the
+        // client meant (`é` sent as UTF-8 read as `Ã©`). Node answers 400.
+        return Answer::refused(
+            StatusCode::BAD_REQUEST,
+            "the request target holds bytes that are not ASCII: percent-encode them",
+        );
+    }
     let has_body = !body.is_end_stream();
     let url = full_url(authority, path);
     let http::request::Parts {
@@ -215,6 +239,7 @@ mod tests {
             "127.0.0.1:80",
             "[::1]:8080",
             "a-b.c_d~",
+            "a:65535",
         ] {
             assert_eq!(
                 authority(&parts(&[host]), "listener:1", &KnownHost::default()),
@@ -231,8 +256,28 @@ mod tests {
     #[test]
     fn a_host_that_could_rewrite_the_path_is_refused() {
         for host in [
-            "a/admin?", "a#", "a b", "user@a", "a\\b", "", "h\u{e9}", "a:b", "a:1:2", "[x", "]", ":80", "a:",
-            "a:123456", "%zz", "[::1]x", "[::1]:8a",
+            "a/admin?",
+            "a#",
+            "a b",
+            "user@a",
+            "a\\b",
+            "",
+            "h\u{e9}",
+            "a:b",
+            "a:1:2",
+            "[x",
+            "]",
+            ":80",
+            "a:",
+            "a:123456",
+            "%zz",
+            "[::1]x",
+            "[::1]:8a",
+            "a:99999",
+            "a:65536",
+            "[zz]",
+            "1.2.3.4.5",
+            "999.999.999.999",
         ] {
             assert_eq!(
                 authority(&parts(&[host]), "listener:1", &KnownHost::default()),

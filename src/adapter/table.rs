@@ -142,7 +142,7 @@ pub struct RequestTable {
     driver: RefCell<Option<Waker>>,
     /// Streamed responses JS is still writing; dropping one (the runtime was
     /// torn down) fails its body.
-    streams: RefCell<IdMap<StreamSender>>,
+    streams: RefCell<IdMap<OpenStream>>,
     /// Set when a handler failed because the engine refused an allocation
     /// past the heap limit (see `op_fwbench_heap_exhausted`).
     heap_exhausted: Cell<bool>,
@@ -356,19 +356,95 @@ impl RequestTable {
         }
     }
 
-    /// Keeps the sender of stream `sid`, a streamed response JS writes.
-    pub fn open_stream(&self, sid: u32, sender: StreamSender) {
-        self.streams.borrow_mut().insert(sid, sender);
+    /// Keeps the sender of stream `sid`, a streamed response JS writes;
+    /// `length`, when its head declared one, is held to it.
+    pub fn open_stream(&self, sid: u32, sender: StreamSender, length: Option<DeclaredLength>) {
+        self.streams
+            .borrow_mut()
+            .insert(sid, OpenStream { sender, length });
     }
 
-    /// A sender for one chunk of stream `sid`, if it is still open.
-    pub fn stream_chunks(&self, sid: u32) -> Option<tokio::sync::mpsc::Sender<bytes::Bytes>> {
-        self.streams.borrow().get(&sid).map(StreamSender::chunks)
+    /// A sender for the next chunk of stream `sid`, `len` bytes, if it is
+    /// still open. A chunk that would take the body past its declared
+    /// length is not sent: the stream is cut there (hyper would drop the
+    /// excess without a word) and the cut logged.
+    pub fn stream_chunks(&self, sid: u32, len: usize) -> Option<tokio::sync::mpsc::Sender<bytes::Bytes>> {
+        let mut streams = self.streams.borrow_mut();
+        let stream = streams.get_mut(&sid)?;
+        if let Some(length) = &mut stream.length {
+            length.written += len as u64;
+            if length.written > length.declared {
+                let line = length.cut(&format!(
+                    "the response stream went past the {} bytes its content-length declares",
+                    length.declared
+                ));
+                if let Some(stream) = streams.remove(&sid) {
+                    stream.sender.finish(false);
+                }
+                drop(streams);
+                eprintln!("{line}");
+                return None;
+            }
+        }
+        Some(stream.sender.chunks())
     }
 
-    /// Takes stream `sid`'s sender, to end it.
-    pub fn close_stream(&self, sid: u32) -> Option<StreamSender> {
-        self.streams.borrow_mut().remove(&sid)
+    /// Ends stream `sid`: complete, or failed (the client sees a cut body).
+    /// A stream that ends short of its declared length fails too, and the
+    /// cut is logged: hyper would close the connection without a word.
+    pub fn close_stream(&self, sid: u32, complete: bool) {
+        let Some(stream) = self.streams.borrow_mut().remove(&sid) else {
+            return;
+        };
+        let short = stream
+            .length
+            .as_ref()
+            .filter(|length| complete && length.written < length.declared);
+        if let Some(length) = short {
+            eprintln!(
+                "{}",
+                length.cut(&format!(
+                    "the response stream ended after {} of the {} bytes its content-length declares",
+                    length.written, length.declared
+                ))
+            );
+        }
+        stream.sender.finish(complete && short.is_none());
+    }
+}
+
+/// A streamed response JS is still writing.
+struct OpenStream {
+    sender: StreamSender,
+    length: Option<DeclaredLength>,
+}
+
+/// The body length a streamed response's head declared, and what has
+/// been sent against it.
+pub struct DeclaredLength {
+    declared: u64,
+    written: u64,
+    /// `METHOD /path`, for the log line of a cut.
+    request: String,
+}
+
+impl DeclaredLength {
+    /// Holds request `id`'s stream to `declared` bytes; `None` once the
+    /// request is gone.
+    pub fn of(table: &RequestTable, id: u32, declared: u64) -> Option<Self> {
+        let request = table
+            .with_slot(id, |slot| format!("{} {}", slot.method, slot.path()))
+            .ok()?;
+        Some(Self {
+            declared,
+            written: 0,
+            request,
+        })
+    }
+
+    /// The log line of a stream cut after its head was sent.
+    fn cut(&self, why: &str) -> String {
+        format!("fwbench: {} -> connection cut: {why}", self.request)
     }
 }
 

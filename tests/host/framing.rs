@@ -60,6 +60,54 @@ fn a_header_value_with_a_nul_is_refused_not_split_into_another_header() {
     assert!(log.contains("GET /header-with-nul -> 500"), "{log}");
 }
 
+/// hyper refuses to write a head with both, and used to close the
+/// connection without an answer or a log line.
+#[test]
+fn a_response_with_both_transfer_encoding_and_content_length_gets_a_500() {
+    let server = hostile(&[]);
+    for path in ["/length-and-chunked", "/stream-length-and-chunked"] {
+        let (first, second, body) = two_on_one_connection(&server, path);
+        assert_eq!(first, 500, "{path}: {}", server.stderr());
+        assert_eq!((second, body.as_str()), (200, "ok"));
+        let log = server.wait_for_log(&format!("GET {path} -> 500"), Duration::from_secs(5));
+        assert!(
+            log.contains(&format!("GET {path} -> 500: TypeError: the response sets both")),
+            "{log}"
+        );
+    }
+}
+
+/// A streamed body whose head declared another length: its head is out,
+/// so the connection is cut (never a complete response), with a log line.
+#[test]
+fn a_stream_that_does_not_match_its_content_length_is_cut_with_a_log_line() {
+    let server = hostile(&[]);
+    for (path, why) in [
+        (
+            "/stream-shorter-than-its-length",
+            "ended after 20 of the 100 bytes",
+        ),
+        ("/stream-longer-than-its-length", "went past the 100 bytes"),
+    ] {
+        let raw = format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n");
+        // No `Connection: close`: the server must end the connection itself.
+        let out = server.raw(raw.as_bytes(), Duration::from_secs(10));
+        let complete = out.starts_with("HTTP/1.1 200")
+            && out
+                .split_once("\r\n\r\n")
+                .is_some_and(|(_, body)| body.len() == 100);
+        assert!(!complete, "{path} ended like a complete response: {out:?}");
+        let log = server.wait_for_log(&format!("GET {path} -> connection cut"), Duration::from_secs(5));
+        assert!(
+            log.contains(&format!(
+                "GET {path} -> connection cut: the response stream {why}"
+            )),
+            "{log}"
+        );
+    }
+    assert_eq!(server.get("/ok").text(), "ok");
+}
+
 #[test]
 fn a_correct_app_set_content_length_is_kept() {
     let server = hostile(&[]);
@@ -82,6 +130,96 @@ fn the_host_header_cannot_change_the_path_the_app_sees() {
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     assert!(out.ends_with("http://example.test:8080/url?q=1"), "{out}");
     assert_eq!(server.get("/ok").status, 200);
+}
+
+/// A `Host` of plain bytes that the app's URL parser still refuses was
+/// answered 500, with a log line per request any client could send.
+#[test]
+fn a_host_the_url_parser_refuses_gets_a_400_and_no_log_line() {
+    let server = hostile(&[]);
+    for host in ["a:99999", "a:65536", "[zz]", "1.2.3.4.5", "999.999.999.999"] {
+        let header = format!("GET /url HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        let absolute = format!("GET http://{host}/url HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        for raw in [header, absolute] {
+            let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+            assert!(out.starts_with("HTTP/1.1 400"), "{raw:?} -> {out}");
+        }
+    }
+    let raw = "GET http://a.test:65535/url HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
+    assert!(out.ends_with("http://a.test:65535/url"), "{out}");
+    assert_eq!(server.get("/ok").status, 200);
+    assert_eq!(
+        server.stderr(),
+        "",
+        "a client's bad Host is not the server's error"
+    );
+}
+
+/// Raw bytes past 0x7F in the target reached the app read as Latin-1
+/// (`é` sent as UTF-8 came out as `Ã©`); they get a 400, as in Node, for
+/// fetch-style and node-style apps alike.
+#[test]
+fn raw_non_ascii_bytes_in_the_target_get_a_400() {
+    for server in [hostile(&[]), Server::start(&fixture("nodelisten/app.js"), &[])] {
+        let out = server.raw(
+            b"GET /url?q=\xc3\xa9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            Duration::from_secs(5),
+        );
+        assert!(out.starts_with("HTTP/1.1 400"), "{out}");
+        assert!(out.ends_with("not ASCII: percent-encode them\n"), "{out}");
+        // Percent-encoded, the same character passes.
+        let out = server.raw(
+            b"GET /url?q=%C3%A9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            Duration::from_secs(5),
+        );
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+        assert!(out.ends_with("/url?q=%C3%A9"), "{out}");
+        assert_eq!(server.stderr(), "");
+    }
+}
+
+/// hyper's parser takes a bare LF for a line end, so the
+/// `Transfer-Encoding` after one was honoured and this request answered
+/// 200 with an empty body (the smuggling pattern of CVE-2022-32214); Node
+/// answers 400. So do the native rows, which share the connection code.
+#[test]
+fn a_bare_lf_in_a_request_head_gets_a_400() {
+    let smuggling: &[u8] = b"POST /url HTTP/1.1\r\nHost: x\r\nX-A: a\nTransfer-Encoding: chunked\r\n\
+        Content-Length: 5\r\n\r\n0\r\n\r\n";
+    let args: Vec<&OsStr> = ["--framework", "hyper", "--scenario", "hello"]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+    for server in [hostile(&[]), Server::start_with(&args)] {
+        let out = server.raw(smuggling, Duration::from_secs(5));
+        assert!(out.starts_with("HTTP/1.1 400"), "{out}");
+        for head in [
+            "GET /url HTTP/1.1\nHost: x\r\n\r\n",
+            "\nGET /url HTTP/1.1\r\nHost: x\r\n\r\n",
+        ] {
+            let out = server.raw(head.as_bytes(), Duration::from_secs(5));
+            assert!(out.starts_with("HTTP/1.1 400"), "{head:?} -> {out}");
+        }
+        assert_eq!(server.stderr(), "");
+    }
+}
+
+/// Only heads are held to CRLF: a body's bare LFs pass, and the head
+/// after a body, or pipelined behind another, is checked as the first.
+#[test]
+fn bare_lfs_in_bodies_pass_and_every_pipelined_head_is_checked() {
+    let server = hostile(&[]);
+    let pipelined = "POST /url HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\na\nb\
+        POST /url HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\na\nb\r\n0\r\n\r\n\
+        GET /url HTTP/1.1\r\nHost: x\r\n\r\n\
+        GET /url HTTP/1.1\r\nHost: x\nX: 1\r\n\r\n";
+    let out = server.raw(pipelined.as_bytes(), Duration::from_secs(5));
+    let statuses: Vec<&str> = out
+        .match_indices("HTTP/1.1 ")
+        .map(|(at, _)| &out[at + 9..at + 12])
+        .collect();
+    assert_eq!(statuses, ["200", "200", "200", "400"], "{out}");
 }
 
 #[test]
