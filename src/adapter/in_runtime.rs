@@ -111,7 +111,7 @@ pub fn run(
 
 /// The heap counters with the allocation total published now.
 fn published(heap: &HeapCounters, driver: &mut Driver) -> Option<HeapSnapshot> {
-    if !crate::engine::HEAP_STATS_SUPPORTED {
+    if !crate::engine::heap_stats_enabled() {
         return None;
     }
     heap.request_publish();

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{HeapCounters, HeapSnapshot, HEAP_STATS_SUPPORTED};
+use crate::engine::{heap_stats_enabled, HeapCounters, HeapSnapshot};
 
 /// How long a snapshot waits for a worker busy in JS to publish its
 /// allocation total; past it, that worker's last published total is used.
@@ -50,7 +50,7 @@ impl ServerTelemetry {
     /// total and given up to [`PUBLISH_WAIT`] in all to do it.
     pub fn snapshot(&self) -> ServerSnapshot {
         let workers = self.lock().clone();
-        if workers.is_empty() || !HEAP_STATS_SUPPORTED {
+        if workers.is_empty() || !heap_stats_enabled() {
             return ServerSnapshot { heap: None };
         }
         for worker in &workers {

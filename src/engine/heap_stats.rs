@@ -10,7 +10,9 @@
 //!
 //! QuickJS-ng exposes no allocation counter and no GC hooks through its
 //! V8-shaped API (its "total allocated" is the heap's size), so on that
-//! build [`HEAP_STATS_SUPPORTED`] is false and no figure is made up.
+//! build [`heap_stats_enabled`] is false and no figure is made up.
+//! `FWBENCH_HEAP_STATS=off` turns them off on V8 too: the switch for
+//! measuring what they cost.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -20,8 +22,14 @@ use std::time::Instant;
 use deno_core::v8;
 use serde::{Deserialize, Serialize};
 
-/// Whether this build's engine reports allocation and GC figures.
-pub const HEAP_STATS_SUPPORTED: bool = cfg!(feature = "v8");
+/// Whether allocation and GC figures are counted: on V8, unless
+/// `FWBENCH_HEAP_STATS=off`.
+pub fn heap_stats_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        cfg!(feature = "v8") && std::env::var_os("FWBENCH_HEAP_STATS").is_none_or(|v| v != "off")
+    })
+}
 
 /// One isolate's (or a worker's successive isolates') allocation and GC
 /// counters, cumulative since they were made.
@@ -199,7 +207,7 @@ impl HeapCounters {
     /// Installs the GC hooks on `isolate`. `self` must outlive the isolate
     /// (the engine holds an `Arc` of it, dropped after its runtime).
     pub(super) fn install(&self, isolate: &mut v8::Isolate) {
-        if !HEAP_STATS_SUPPORTED {
+        if !heap_stats_enabled() {
             return;
         }
         let data = self as *const HeapCounters as *mut std::ffi::c_void;
@@ -209,7 +217,7 @@ impl HeapCounters {
 }
 
 fn allocated_total(isolate: &mut v8::Isolate) -> u64 {
-    if HEAP_STATS_SUPPORTED {
+    if heap_stats_enabled() {
         isolate.get_heap_statistics().total_allocated_bytes()
     } else {
         0

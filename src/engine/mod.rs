@@ -43,7 +43,7 @@ use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
 pub use extensions::embedded_source;
-pub use heap_stats::{HeapCounters, HeapSnapshot, HEAP_STATS_SUPPORTED};
+pub use heap_stats::{heap_stats_enabled, HeapCounters, HeapSnapshot};
 pub use limits::{Interrupt, Watchdog};
 
 /// The JS engine this binary was built with, as reports and `--version`
@@ -162,6 +162,9 @@ impl Engine {
     /// Counts this runtime's allocation and GC pauses into `counters`
     /// (see [`HeapCounters`]); they may already hold an earlier runtime's.
     pub fn count_heap_into(&mut self, counters: Arc<HeapCounters>) {
+        if !heap_stats_enabled() {
+            return;
+        }
         counters.install(self.runtime.v8_isolate());
         self.heap = Some(counters);
     }
