@@ -9,7 +9,8 @@
 //! an HTTP row's server CPU per request minus it is what hyper, the kernel
 //! and the connection tasks cost.
 
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
+use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::Poll;
@@ -21,7 +22,7 @@ use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
 
 use super::table::{full_url, RequestTable, Slot};
-use super::worker::{load, Driver};
+use super::worker::{expire_handlers, load, Driver};
 use super::{AppSpec, ServeConfig};
 use crate::engine::{HeapCounters, HeapSnapshot};
 use crate::thread_cpu::ThreadCpuClock;
@@ -86,6 +87,8 @@ pub fn run(
         let (mut driver, _kind) = load(spec, &table, &heap)
             .await
             .with_context(|| format!("failed to load {}", spec.display))?;
+        // A handler that never answers gets its 504, as when serving.
+        let sweep = tokio::task::spawn_local(expire_handlers(table.clone()));
         let clock = ThreadCpuClock::CALLING_THREAD;
         repeat(&mut driver, &table, request, warmup, check).await?;
         let (cpu_before, heap_before) = (clock.read(), published(&heap, &mut driver));
@@ -100,6 +103,7 @@ pub fn run(
         let heap = heap_before
             .zip(published(&heap, &mut driver))
             .map(|(before, after)| after.since(&before));
+        sweep.abort();
         Ok(InRuntimeRun {
             requests,
             cpu,
@@ -171,11 +175,20 @@ async fn repeat(
         .await?;
         for response in done {
             let (parts, body) = response.into_parts();
-            let body = body
-                .collect()
-                .await
-                .map_err(|e| anyhow!("the app's response body failed: {e}"))?
-                .to_bytes();
+            // A streamed body is written by JS: keep the driver running
+            // while it is read.
+            let mut collect = pin!(body.collect());
+            let body = poll_fn(|cx| {
+                if let Poll::Ready(why) = driver.poll(cx, table) {
+                    return Poll::Ready(Err(anyhow!("the runtime had to be replaced: {why:?}")));
+                }
+                collect
+                    .as_mut()
+                    .poll(cx)
+                    .map(|r| r.map_err(|e| anyhow!("the app's response body failed: {e}")))
+            })
+            .await?
+            .to_bytes();
             answered += 1;
             check(Answer {
                 status: parts.status.as_u16(),

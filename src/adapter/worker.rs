@@ -273,7 +273,7 @@ async fn drive(mut driver: Driver, spec: &AppSpec, table: Rc<RequestTable>) {
 /// Answers 504 to handlers that overrun `--handler-timeout`: ticks the
 /// table's sweep clock [`TICKS_PER_HANDLER_TIMEOUT`] times per
 /// timeout, forever.
-async fn expire_handlers(table: Rc<RequestTable>) {
+pub(super) async fn expire_handlers(table: Rc<RequestTable>) {
     let tick = (table.config.handler_timeout / TICKS_PER_HANDLER_TIMEOUT).max(Duration::from_millis(1));
     let mut interval = tokio::time::interval(tick);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

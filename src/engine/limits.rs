@@ -22,6 +22,16 @@
 //! wall-clock limit interrupted it. The watchdog reads that clock once per
 //! tick, from the first tick that sees a stretch of JS, so it fires no
 //! sooner than the limit and at most two ticks (a tenth of it) past.
+//!
+//! The interrupt lands only where the engine checks for it: a JS call or a
+//! loop's back-edge. A built-in that loops in native code checks neither
+//! (`Array.prototype.includes.call({ length: 2 ** 53 - 1 }, x)` on V8 and
+//! QuickJS alike): interrupted, it runs on. An isolate cannot be torn down
+//! from another thread while it runs, so when the stretch is still going
+//! [`GRACE`] (or the limit, if longer) after the interrupt, the watchdog
+//! says why on stderr and ends the process with [`STUCK_EXIT`]: a server
+//! whose worker can never answer again is better gone (bench reports the
+//! row failed with that line) than silently hung.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,6 +42,14 @@ use std::time::{Duration, Instant};
 use deno_core::v8::IsolateHandle;
 
 use crate::thread_cpu::ThreadCpuClock;
+
+/// How long an interrupted stretch may go on before the process is ended
+/// (at least; the limit itself when it is longer).
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// The exit status of a process ended because its JS could not be
+/// interrupted (EX_SOFTWARE).
+pub const STUCK_EXIT: i32 = 70;
 
 /// Why JS execution was interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +71,9 @@ struct Shared {
     /// Interrupts the JS running on the worker (the isolate's
     /// `terminate_execution`).
     terminate: Box<dyn Fn() + Send + Sync>,
+    /// Called when an interrupted stretch runs on past the grace, with its
+    /// CPU time so far: ends the process.
+    give_up: Box<dyn Fn(Duration) + Send + Sync>,
     limit: Duration,
 }
 
@@ -91,21 +112,29 @@ impl Watchdog {
             Box::new(move || {
                 handle.terminate_execution();
             }),
+            Box::new(move |ran| end_stuck_process(ran, limit)),
             limit,
         )
     }
 
     /// [`Watchdog::start`] with `terminate` called where the isolate's
-    /// execution would be terminated.
-    fn start_with(terminate: Box<dyn Fn() + Send + Sync>, limit: Duration) -> Self {
+    /// execution would be terminated, and `give_up` where the process would
+    /// be ended.
+    fn start_with(
+        terminate: Box<dyn Fn() + Send + Sync>,
+        give_up: Box<dyn Fn(Duration) + Send + Sync>,
+        limit: Duration,
+    ) -> Self {
         let shared = Arc::new(Shared {
             stretch: AtomicU64::new(0),
             fired_time: AtomicBool::new(false),
             fired_heap: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             terminate,
+            give_up,
             limit,
         });
+        let given_up_after = limit + limit.max(GRACE);
         let watcher = shared.clone();
         let cpu_clock = ThreadCpuClock::of_current_thread();
         let epoch = Instant::now();
@@ -132,8 +161,10 @@ impl Watchdog {
                     };
                     match &seen {
                         Some(stretch) if stretch.number == number => {
-                            if now.saturating_sub(stretch.first_seen) > watcher.limit
-                                && !watcher.fired_time.swap(true, Ordering::AcqRel)
+                            let ran = now.saturating_sub(stretch.first_seen);
+                            if ran > given_up_after {
+                                (watcher.give_up)(ran);
+                            } else if ran > watcher.limit && !watcher.fired_time.swap(true, Ordering::AcqRel)
                             {
                                 (watcher.terminate)();
                             }
@@ -200,6 +231,21 @@ impl Watchdog {
     }
 }
 
+/// Says why on stderr and ends the process at once: its JS has run `ran`
+/// of CPU time in one stretch, past an interrupt that did not land. No
+/// destructors or exit handlers run: other threads may be inside the
+/// engine.
+fn end_stuck_process(ran: Duration, limit: Duration) {
+    eprintln!(
+        "fwbench: JS has run {ran:.1?} of CPU time without returning, past the CPU time limit ({limit:?}) and \
+         its interrupt: a built-in that loops in native code (such as an Array method over an array-like with \
+         a huge length) cannot be interrupted, and its worker can never answer again; exiting with status \
+         {STUCK_EXIT}"
+    );
+    // SAFETY: _exit ends the process without running anything else.
+    unsafe { libc::_exit(STUCK_EXIT) }
+}
+
 /// How many rooms of [`unwind_room`] the heap limit is raised by, once,
 /// for the terminated JS to unwind in. QuickJS fails any allocation past
 /// it, which the unwinding JS survives as an exception: one room is
@@ -244,12 +290,39 @@ mod tests {
 
     /// A watchdog on this thread whose interrupts are counted.
     fn counting_watchdog(limit: Duration) -> (Watchdog, Arc<AtomicU64>) {
-        let fired = Arc::new(AtomicU64::new(0));
-        let count = fired.clone();
+        let (watchdog, fired, _) = watchdog_that_gives_up(limit);
+        (watchdog, fired)
+    }
+
+    /// A watchdog whose interrupts and give-ups are counted.
+    fn watchdog_that_gives_up(limit: Duration) -> (Watchdog, Arc<AtomicU64>, Arc<AtomicU64>) {
+        let (fired, gave_up) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let (count, give_ups) = (fired.clone(), gave_up.clone());
         let terminate = Box::new(move || {
             count.fetch_add(1, Ordering::AcqRel);
         });
-        (Watchdog::start_with(terminate, limit), fired)
+        let give_up = Box::new(move |_ran| {
+            give_ups.fetch_add(1, Ordering::AcqRel);
+        });
+        (Watchdog::start_with(terminate, give_up, limit), fired, gave_up)
+    }
+
+    /// A native loop the interrupt cannot reach: spinning on after it, the
+    /// stretch is given up once it runs past the limit plus the grace.
+    #[test]
+    fn js_that_ignores_its_interrupt_is_given_up_after_the_grace() {
+        let limit = Duration::from_millis(50);
+        let (watchdog, fired, gave_up) = watchdog_that_gives_up(limit);
+        let started = Instant::now();
+        {
+            let _in_js = watchdog.enter();
+            while gave_up.load(Ordering::Acquire) == 0 && started.elapsed() < Duration::from_secs(20) {
+                std::hint::spin_loop();
+            }
+        }
+        assert_eq!(fired.load(Ordering::Acquire), 1);
+        assert!(gave_up.load(Ordering::Acquire) >= 1);
+        assert!(started.elapsed() >= limit + GRACE, "{:?}", started.elapsed());
     }
 
     #[test]

@@ -141,3 +141,53 @@ fn an_informational_status_from_the_app_is_a_500() {
     assert!(log.contains("GET /switching-protocols -> 500"), "{log}");
     assert_eq!(server.get("/ok").status, 200);
 }
+
+/// Issue 30 B: a built-in that loops in native code ignores the CPU limit's
+/// interrupt. The worker can never answer again, so the server says why and
+/// exits (status 70) soon after the limit plus a second's grace, instead of
+/// hanging with its port open.
+#[test]
+fn a_native_loop_the_interrupt_cannot_reach_ends_the_server_with_a_reason() {
+    let server = hostile(&["--cpu-limit", "300ms", "--handler-timeout", "30s"]);
+    let started = Instant::now();
+    let mut connection = Connection::open(&server.addr);
+    connection.send("GET", "/native-loop", &[], None);
+    assert!(connection.read_response().is_err(), "no answer can come");
+    let log = server.wait_for_log("cannot be interrupted", Duration::from_secs(15));
+    assert!(log.contains("exiting with status 70"), "{log}");
+    let status = server
+        .wait_for_exit(Duration::from_secs(5))
+        .expect("the server exits");
+    assert_eq!(status.code(), Some(70));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// The same loop at a module's top level: `serve` ends with the reason
+/// instead of hanging with no banner.
+#[test]
+fn a_native_loop_at_load_ends_serve_with_a_reason() {
+    let app = fixture("hostile/native_loop_at_load.js");
+    let out = crate::support::fwbench_within(
+        [
+            "serve",
+            app.to_str().unwrap(),
+            "--port",
+            "0",
+            "--cpu-limit",
+            "300ms",
+        ],
+        Duration::from_secs(20),
+    )
+    .expect("serve must not hang on a native loop at load");
+    assert_eq!(
+        out.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be interrupted"));
+}

@@ -147,6 +147,12 @@ impl Server {
             .expect("fwbench serve did not stop after Ctrl-C")
     }
 
+    /// Waits up to `timeout` for the process to end on its own; `None`
+    /// (and it is killed) if it does not.
+    pub fn wait_for_exit(mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        wait_or_kill(&mut self.child, timeout)
+    }
+
     /// Sends SIGTERM and returns how long the process took to exit (it is
     /// killed, and the test fails, if it takes more than 10 s).
     pub fn terminate(mut self) -> Duration {
