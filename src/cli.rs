@@ -19,17 +19,6 @@ output directory that cannot be created, an app that fails to load, a load targe
 connections, a report that cannot be read or written, a file past its size cap). A second \
 Ctrl-C or SIGTERM quits at once with 130 or 143.";
 
-/// How a command that ran came out: exit status 0 or 1. A usage or set-up
-/// error is an `Err` instead: exit status 2 (see [`EXIT_STATUS`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[must_use]
-pub enum Outcome {
-    /// Everything passed.
-    Passed,
-    /// The command ran but something failed; says what, in one line.
-    Failed(String),
-}
-
 /// Host JavaScript web frameworks in embedded JS runtimes and load-test them
 /// beside native Rust servers.
 #[derive(Debug, Parser)]

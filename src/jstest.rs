@@ -13,8 +13,8 @@ use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
 use serde::Deserialize;
 
-use crate::cli::Outcome;
 use crate::engine::{self, Engine, EngineOptions};
+use crate::outcome::Outcome;
 
 /// How many tests passed, failed and were skipped.
 #[derive(Debug, Default, Deserialize)]

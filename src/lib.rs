@@ -31,6 +31,7 @@ pub mod frameworks;
 pub mod jstest;
 pub mod load;
 pub mod native;
+pub mod outcome;
 pub mod report;
 pub mod scenario;
 pub mod serve;

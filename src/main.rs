@@ -3,15 +3,15 @@
 //! the cause chain printed with `{:#}`).
 //!
 //! Exit status, the same for every command ([`cli::EXIT_STATUS`]): 0 ok;
-//! 1 the command ran but something failed ([`cli::Outcome::Failed`]); 2 a
+//! 1 the command ran but something failed ([`outcome::Outcome::Failed`]); 2 a
 //! usage or set-up error (clap's own exit status for a bad flag, and every
 //! `Err` a command returns).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use fwbench::cli::{self, Outcome};
-use fwbench::load::Verdict;
+use fwbench::cli;
+use fwbench::outcome::Outcome;
 use fwbench::{bench, jstest, load, report, serve, sweep};
 
 /// Every Rust allocation (hyper's buffers, header maps, the adapter's
@@ -50,26 +50,15 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
     match command {
         cli::Command::Serve(args) => serve::run(args).map(|()| Outcome::Passed),
         cli::Command::Load(args) => {
-            let outcome = load::run(*args, &mut std::io::stdout().lock())?;
-            Ok(match outcome.verdict {
-                Verdict::Clean => Outcome::Passed,
-                Verdict::Flagged => Outcome::Failed("the load run is flagged (see the report above)".into()),
-                Verdict::NothingMeasured => Outcome::Failed("the load run measured no response".into()),
-            })
+            load::run(*args, &mut std::io::stdout().lock()).map(|outcome| outcome.verdict.into())
         }
         cli::Command::Test(args) => jstest::run(&args.paths),
         cli::Command::Bench(args) => bench::run(&args),
         cli::Command::Sweep(args) => sweep::run(&args),
-        cli::Command::Check(args) => bench::check(&args),
+        cli::Command::Check(args) => bench::check(&args, &mut std::io::stdout().lock()),
         cli::Command::List => bench::list().map(|()| Outcome::Passed),
         cli::Command::Compare(args) => {
-            let outcome = report::compare::run(&args, &mut std::io::stdout().lock())?;
-            Ok(match outcome {
-                report::CompareOutcome::Passed => Outcome::Passed,
-                report::CompareOutcome::Regressed { rows } => {
-                    Outcome::Failed(format!("{rows} row(s) regressed past --fail-below"))
-                }
-            })
+            report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }
     }
 }

@@ -31,15 +31,16 @@ pub use plan::BenchPlan;
 pub use row::RowFailure;
 pub use run::{measure_plan, run, MeasuredPlan};
 
-use crate::cli::{CheckArgs, Outcome};
+use crate::cli::CheckArgs;
 use crate::frameworks::{self, RowKind};
+use crate::outcome::Outcome;
 use crate::report::printable;
 use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
-/// expectations, prints one line per row (with its start-up time), and
-/// fails if any row fails.
-pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
+/// expectations, writes one line per row (with its start-up time) to
+/// `out`, and fails if any row fails.
+pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -52,12 +53,13 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
         let outcome = match (&row.not_run, &row.scenario.info) {
             (Some(matrix::NotRun::Skipped(reason)), _) => {
                 skipped += 1;
-                println!(
+                writeln!(
+                    out,
                     "skip    {:<8} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     printable(reason)
-                );
+                )?;
                 continue;
             }
             (Some(matrix::NotRun::Failed(reason)), _) => Err(RowFailure::NotRunnable(reason.clone())),
@@ -78,12 +80,13 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
             }
         };
         match outcome {
-            Ok(startup) => println!(
+            Ok(startup) => writeln!(
+                out,
                 "ok      {:<8} {:<width$}  started in {:.2} s",
                 printable(name),
                 row.framework.name,
                 startup.as_secs_f64()
-            ),
+            )?,
             Err(failure) => {
                 failed += 1;
                 let mut text = failure.to_string();
@@ -93,17 +96,21 @@ pub fn check(args: &CheckArgs) -> anyhow::Result<Outcome> {
                 // The reason and the tail come from the scenario and its
                 // server: each line escaped, the line breaks kept.
                 let lines: Vec<_> = text.lines().map(printable).collect();
-                println!(
+                writeln!(
+                    out,
                     "FAILED  {:<8} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     lines.join("\n        ")
-                );
+                )?;
             }
         }
     }
     let passed = rows.len() - failed - skipped;
-    println!("fwbench check: {passed} passed, {failed} failed, {skipped} skipped");
+    writeln!(
+        out,
+        "fwbench check: {passed} passed, {failed} failed, {skipped} skipped"
+    )?;
     if failed > 0 {
         return Ok(Outcome::Failed(format!(
             "{failed} of {} rows failed validation",

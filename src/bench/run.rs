@@ -16,8 +16,9 @@ use super::progress::Progress;
 use super::row::{self, RowFailure};
 use super::server::{ServerProcess, ServerSpec};
 use super::{clock, cpus, in_runtime, machine, output};
-use crate::cli::{BenchArgs, Outcome};
+use crate::cli::BenchArgs;
 use crate::load;
+use crate::outcome::Outcome;
 use crate::report::{printable, summary, BenchReport, Pinning, RowKind};
 use crate::scenario::ScenarioInfo;
 

@@ -180,6 +180,16 @@ pub fn execute_observed(
     Ok(report)
 }
 
+impl From<Verdict> for crate::outcome::Outcome {
+    fn from(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Clean => Self::Passed,
+            Verdict::Flagged => Self::Failed("the load run is flagged (see the report above)".into()),
+            Verdict::NothingMeasured => Self::Failed("the load run measured no response".into()),
+        }
+    }
+}
+
 /// The signal that stopped the run, once one has: `"Ctrl-C"` or `"SIGTERM"`.
 static STOPPED_BY: OnceLock<&'static str> = OnceLock::new();
 

@@ -69,6 +69,17 @@ pub enum CompareOutcome {
 }
 
 /// Loads both reports of `args`, writes the comparison to `out` and applies
+impl From<CompareOutcome> for crate::outcome::Outcome {
+    fn from(outcome: CompareOutcome) -> Self {
+        match outcome {
+            CompareOutcome::Passed => Self::Passed,
+            CompareOutcome::Regressed { rows } => {
+                Self::Failed(format!("{rows} row(s) regressed past --fail-below"))
+            }
+        }
+    }
+}
+
 /// the `--fail-below` gate. Errors name the file that could not be loaded.
 pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOutcome> {
     let a = load_json(&args.a)?;

@@ -26,8 +26,9 @@ pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 use crate::bench::matrix::{self, Matrix};
 use crate::bench::output::write_file;
 use crate::bench::{self, BenchPlan};
-use crate::cli::{Outcome, SweepArgs};
+use crate::cli::SweepArgs;
 use crate::frameworks;
+use crate::outcome::Outcome;
 use crate::scenario;
 
 /// Runs `fwbench sweep`: checks the scenario has a depth parameter, builds
