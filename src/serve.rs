@@ -38,6 +38,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_headers: args.max_headers,
         header_read_timeout: args.header_read_timeout,
         handler_timeout: args.handler_timeout,
+        time_requests: args.telemetry_fd.is_some() && crate::engine::telemetry_switched_on(),
     };
     if let Some(duration) = args.in_runtime {
         let Target::Js(spec) = target else {

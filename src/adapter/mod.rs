@@ -14,6 +14,7 @@ mod connections;
 mod heads;
 pub mod in_runtime;
 mod ops;
+mod request_timing;
 mod service;
 mod table;
 mod telemetry;
@@ -28,6 +29,7 @@ use deno_core::ModuleSpecifier;
 use tokio::sync::watch;
 
 pub use connections::{serve as serve_connections, worker_listener};
+pub use request_timing::{LatencyTail, ServerLatency};
 pub use telemetry::{serve_channel as serve_telemetry, ServerSnapshot, ServerTelemetry};
 
 use crate::engine::EngineOptions;
@@ -47,6 +49,9 @@ pub struct ServeConfig {
     pub header_read_timeout: Duration,
     /// How long a handler may take to respond (504 past it).
     pub handler_timeout: Duration,
+    /// Whether each request is timed from arrival to answer for the
+    /// telemetry channel (a row server `bench` started).
+    pub time_requests: bool,
 }
 
 impl Default for ServeConfig {
@@ -58,6 +63,7 @@ impl Default for ServeConfig {
             max_headers: DEFAULT_MAX_HEADERS,
             header_read_timeout: Duration::from_secs(5),
             handler_timeout: Duration::from_secs(10),
+            time_requests: false,
         }
     }
 }
@@ -185,14 +191,14 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
     let body = {
         let (config, telemetry) = (config.clone(), telemetry.clone());
         move |listener, shutdown| {
-            let heap = telemetry.register();
+            let (heap, timing) = telemetry.register(config.time_requests);
             worker::run(
                 listener,
                 spec.clone(),
                 config.clone(),
                 ready_tx.clone(),
                 shutdown,
-                heap,
+                (heap, timing),
             )
         }
     };

@@ -23,6 +23,7 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use hyper::body::Incoming;
 
 use super::body::{ResBody, StreamSender};
+use super::request_timing::{Arrival, RequestTiming};
 use super::ServeConfig;
 
 /// One request waiting for JS.
@@ -41,6 +42,8 @@ pub struct Slot {
     waiter: Option<Waker>,
     /// The sweep tick it arrived in (see [`RequestTable::expire_handlers`]).
     arrived: u32,
+    /// When it arrived, if the table times requests.
+    arrival: Option<Arrival>,
 }
 
 impl Slot {
@@ -60,6 +63,7 @@ impl Slot {
             body_read: 0,
             waiter: None,
             arrived: 0,
+            arrival: None,
         }
     }
 
@@ -148,6 +152,8 @@ pub struct RequestTable {
     heap_exhausted: Cell<bool>,
     /// The handler-timeout sweep's clock, in ticks.
     tick: Cell<u32>,
+    /// Times each request from arrival to answer, for `bench`'s telemetry.
+    timing: Option<RequestTiming>,
 }
 
 impl RequestTable {
@@ -163,6 +169,20 @@ impl RequestTable {
             streams: RefCell::default(),
             heap_exhausted: Cell::new(false),
             tick: Cell::new(0),
+            timing: None,
+        }
+    }
+
+    /// The same table, timing each request from its arrival to its answer
+    /// with `timing`.
+    pub fn timed(self, timing: Option<RequestTiming>) -> Self {
+        Self { timing, ..self }
+    }
+
+    /// Hands the request times to the telemetry thread (when it asked).
+    pub fn publish_timing(&self) {
+        if let Some(timing) = &self.timing {
+            timing.publish();
         }
     }
 
@@ -185,6 +205,7 @@ impl RequestTable {
     /// Puts a request in the table and wakes the driver; returns its id.
     pub fn submit(&self, mut slot: Slot) -> u32 {
         slot.arrived = self.tick.get();
+        slot.arrival = self.timing.as_ref().map(RequestTiming::arrival);
         let id = self.next_id.get();
         // Ids stay positive small integers (V8 smis) and are not reused
         // while a request could still be in flight.
@@ -305,6 +326,9 @@ impl RequestTable {
         let Entry::Waiting(slot) = answered else {
             return None;
         };
+        if let (Some(timing), Some(arrival)) = (&self.timing, slot.arrival) {
+            timing.answered(arrival);
+        }
         if let Some(waker) = slot.waiter {
             waker.wake();
         }

@@ -1,6 +1,6 @@
 //! The server's telemetry channel: a socket `bench` hands the row server
 //! at start (`serve --telemetry-fd N`), on which it asks for the workers'
-//! cumulative allocation and GC counters.
+//! cumulative allocation and GC counters and request times.
 //!
 //! A channel of its own, not an HTTP route: an app could shadow a route,
 //! and its requests would be counted as load. The protocol is one line
@@ -14,57 +14,84 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::request_timing::{PublishedTiming, RequestTiming, ServerLatency};
 use crate::engine::{heap_stats_enabled, HeapCounters, HeapSnapshot};
 
 /// How long a snapshot waits for a worker busy in JS to publish its
-/// allocation total; past it, that worker's last published total is used.
+/// allocation total and request times; past it, that worker's last
+/// published figures are used.
 const PUBLISH_WAIT: Duration = Duration::from_millis(500);
 
 /// What the row server says when asked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerSnapshot {
     /// Every worker's counters summed; `None` for a native row, or an
     /// engine without the hooks (QuickJS-ng).
     pub heap: Option<HeapSnapshot>,
+    /// Every worker's request times together (cumulative); `None` unless
+    /// the server times requests (`ServeConfig::time_requests`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<ServerLatency>,
 }
 
-/// Every worker's heap counters, one per worker, registered as they start.
+/// One worker's figures, as the telemetry thread sees them.
+#[derive(Debug, Clone)]
+struct WorkerFigures {
+    heap: Arc<HeapCounters>,
+    timing: Option<PublishedTiming>,
+}
+
+/// Every worker's heap counters and request times, registered as they
+/// start.
 #[derive(Debug, Clone, Default)]
 pub struct ServerTelemetry {
-    workers: Arc<Mutex<Vec<Arc<HeapCounters>>>>,
+    workers: Arc<Mutex<Vec<WorkerFigures>>>,
 }
 
 impl ServerTelemetry {
-    /// A worker's counters, kept for later snapshots.
-    pub fn register(&self) -> Arc<HeapCounters> {
-        let counters = Arc::new(HeapCounters::default());
-        self.lock().push(counters.clone());
-        counters
+    /// A worker's counters, and its request clock if `time_requests`,
+    /// kept for later snapshots.
+    pub fn register(&self, time_requests: bool) -> (Arc<HeapCounters>, Option<RequestTiming>) {
+        let heap = Arc::new(HeapCounters::default());
+        let timing = time_requests.then(|| RequestTiming::new(heap.clone()));
+        self.lock().push(WorkerFigures {
+            heap: heap.clone(),
+            timing: timing.as_ref().map(RequestTiming::published),
+        });
+        (heap, timing)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<HeapCounters>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<WorkerFigures>> {
         self.workers.lock().unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// The workers' counters now: each is asked to publish its allocation
-    /// total and given up to [`PUBLISH_WAIT`] in all to do it.
+    /// The workers' figures now: each is asked to publish its allocation
+    /// total and request times and given up to [`PUBLISH_WAIT`] in all to
+    /// do it.
     pub fn snapshot(&self) -> ServerSnapshot {
         let workers = self.lock().clone();
-        if workers.is_empty() || !heap_stats_enabled() {
-            return ServerSnapshot { heap: None };
+        let timed = workers.iter().any(|w| w.timing.is_some());
+        if workers.is_empty() || !(heap_stats_enabled() || timed) {
+            return ServerSnapshot::default();
         }
         for worker in &workers {
-            worker.request_publish();
+            worker.heap.request_publish();
         }
         let deadline = Instant::now() + PUBLISH_WAIT;
-        while !workers.iter().all(|w| w.published()) && Instant::now() < deadline {
+        while !workers.iter().all(|w| w.heap.published()) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_micros(200));
         }
-        let heap = workers
+        let heap = heap_stats_enabled().then(|| {
+            workers
+                .iter()
+                .map(|w| w.heap.snapshot())
+                .fold(HeapSnapshot::default(), |sum, one| sum.plus(&one))
+        });
+        let latency = workers
             .iter()
-            .map(|w| w.snapshot())
-            .fold(HeapSnapshot::default(), |sum, one| sum.plus(&one));
-        ServerSnapshot { heap: Some(heap) }
+            .filter_map(|w| Some(w.timing.as_ref()?.latency()))
+            .reduce(|sum, one| sum.plus(&one));
+        ServerSnapshot { heap, latency }
     }
 }
 

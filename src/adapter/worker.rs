@@ -23,6 +23,7 @@ use hyper::service::service_fn;
 use tokio::sync::watch;
 
 use super::ops::{self, BridgeFns};
+use super::request_timing::RequestTiming;
 use super::table::{RequestTable, TICKS_PER_HANDLER_TIMEOUT};
 use super::{connections, service, AppSpec, ServeConfig};
 use crate::engine::{Engine, HeapCounters, Interrupt};
@@ -228,7 +229,13 @@ impl Driver {
             self.heap.set_waker(cx.waker());
             self.waker_left = true;
         }
-        self.engine.publish_heap_if_asked();
+        if self.heap.publish_requested() {
+            // The times first: the telemetry thread reads them once the
+            // request is marked done.
+            table.publish_timing();
+            self.engine.publish_heap_if_asked();
+            self.heap.mark_published();
+        }
         Poll::Pending
     }
 }
@@ -291,7 +298,7 @@ pub fn run(
     config: ServeConfig,
     ready: std::sync::mpsc::Sender<anyhow::Result<String>>,
     shutdown: watch::Receiver<bool>,
-    heap: Arc<HeapCounters>,
+    (heap, timing): (Arc<HeapCounters>, Option<RequestTiming>),
 ) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -317,7 +324,7 @@ pub fn run(
             }
         };
         let port = listener.local_addr().map_or(0, |a| a.port());
-        let table = Rc::new(RequestTable::new(config, port));
+        let table = Rc::new(RequestTable::new(config, port).timed(timing));
         let driver = match load(&spec, &table, &heap)
             .await
             .with_context(|| format!("failed to load {}", spec.display))

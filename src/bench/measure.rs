@@ -14,9 +14,10 @@ use super::cpus::allowed_cpus;
 use super::cpus::CpuSets;
 use super::plan::BenchPlan;
 use super::server::ServerProcess;
+use crate::adapter::{LatencyTail, ServerSnapshot};
 use crate::engine::HeapSnapshot;
 use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec, WindowEdge};
-use crate::report::anatomy::{HeapCost, RequestCost};
+use crate::report::anatomy::{HeapCost, RequestCost, ServerTime};
 use crate::report::Round;
 use crate::scenario::ScenarioInfo;
 
@@ -93,7 +94,7 @@ pub fn to_round(
     expected_status: u16,
     load_threads: usize,
     cpu: RoundCpu,
-    heap: Option<HeapSnapshot>,
+    server: ServerWindow,
 ) -> Round {
     let latency = &measured.latency;
     let expects_2xx = (200..300).contains(&expected_status);
@@ -122,7 +123,7 @@ pub fn to_round(
         server_cpu: cpu.busy,
         server_wait: cpu.waiting,
         concurrency_achieved: Some(measured.concurrency.achieved),
-        cost: request_cost(measured, &cpu, heap),
+        cost: request_cost(measured, &cpu, server),
         ..Round::new(
             measured.measured_s,
             measured.responses,
@@ -134,9 +135,9 @@ pub fn to_round(
 
 /// What each answered request of the round cost: the server's CPU time
 /// over the window (user and kernel), the client's, and the heap's side
-/// when the server reported it. `None` without the server's clocks or
-/// without answers.
-fn request_cost(measured: &LoadReport, cpu: &RoundCpu, heap: Option<HeapSnapshot>) -> Option<RequestCost> {
+/// and the time in the server when the server reported them. `None`
+/// without the server's clocks or without answers.
+fn request_cost(measured: &LoadReport, cpu: &RoundCpu, server: ServerWindow) -> Option<RequestCost> {
     let used = cpu.used?;
     let answered = measured.responses;
     if answered == 0 {
@@ -144,7 +145,7 @@ fn request_cost(measured: &LoadReport, cpu: &RoundCpu, heap: Option<HeapSnapshot
     }
     let per_request_us = |time: std::time::Duration| time.as_secs_f64() * 1e6 / answered as f64;
     let server_time = used.user + used.system;
-    let heap = heap.map(|heap| {
+    let heap = server.heap.map(|heap| {
         let gc_ns = heap.young_gc_ns + heap.full_gc_ns;
         HeapCost {
             bytes_per_request: heap.allocated_bytes as f64 / answered as f64,
@@ -164,7 +165,37 @@ fn request_cost(measured: &LoadReport, cpu: &RoundCpu, heap: Option<HeapSnapshot
         server_system_us: per_request_us(used.system),
         client_us: Some(measured.client.cpu_us_per_request).filter(|us| us.is_finite()),
         heap,
+        server_time: server.tail.map(|tail| ServerTime {
+            p50_us: tail.p50_ns as f64 / 1e3,
+            p99_us: tail.p99_ns as f64 / 1e3,
+            slower_than_p99: tail.slower,
+            tail_in_gc: tail.tail_gc_share(),
+            all_in_gc: tail.gc_share(),
+        }),
     })
+}
+
+/// What the row server's telemetry said about one round's window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerWindow {
+    /// Allocation and GC in the window.
+    pub heap: Option<HeapSnapshot>,
+    /// The window's requests timed in the server.
+    pub tail: Option<LatencyTail>,
+}
+
+impl ServerWindow {
+    /// The window between two snapshots of the server's cumulative figures.
+    fn between(start: &ServerSnapshot, end: &ServerSnapshot) -> ServerWindow {
+        ServerWindow {
+            heap: start.heap.zip(end.heap).map(|(start, end)| end.since(&start)),
+            tail: start
+                .latency
+                .as_ref()
+                .zip(end.latency.as_ref())
+                .and_then(|(start, end)| end.tail_since(start)),
+        }
+    }
 }
 
 /// The server's clocks and counters at the edges of one round's window.
@@ -173,9 +204,9 @@ pub struct RoundWindow<'a> {
     cpus: &'a CpuSets,
     cores: usize,
     clock: Option<RoundClock>,
-    heap_at_start: Option<HeapSnapshot>,
+    at_start: Option<ServerSnapshot>,
     cpu: Option<RoundCpu>,
-    heap: Option<HeapSnapshot>,
+    figures: ServerWindow,
 }
 
 impl<'a> RoundWindow<'a> {
@@ -186,9 +217,9 @@ impl<'a> RoundWindow<'a> {
             cpus,
             cores,
             clock: None,
-            heap_at_start: None,
+            at_start: None,
             cpu: None,
-            heap: None,
+            figures: ServerWindow::default(),
         }
     }
 
@@ -198,24 +229,26 @@ impl<'a> RoundWindow<'a> {
         match edge {
             WindowEdge::Start => {
                 self.clock = Some(RoundClock::start(pid, self.cpus));
-                self.heap_at_start = self.server.heap();
+                self.at_start = self.server.telemetry();
             }
             WindowEdge::End => {
                 self.cpu = self.clock.as_ref().map(|clock| clock.stop(pid, self.cores));
-                let now = self.server.heap();
-                self.heap = self.heap_at_start.zip(now).map(|(start, now)| now.since(&start));
+                let now = self.server.telemetry();
+                if let Some((start, now)) = self.at_start.as_ref().zip(now.as_ref()) {
+                    self.figures = ServerWindow::between(start, now);
+                }
             }
         }
     }
 
-    /// The round's CPU shares and heap figures (empty when a window edge
-    /// was never reached).
-    pub fn finish(self) -> (RoundCpu, Option<HeapSnapshot>) {
+    /// The round's CPU shares and the server's figures (empty when a
+    /// window edge was never reached).
+    pub fn finish(self) -> (RoundCpu, ServerWindow) {
         let cpu = self.cpu.unwrap_or(RoundCpu {
             busy: None,
             waiting: None,
             used: None,
         });
-        (cpu, self.heap)
+        (cpu, self.figures)
     }
 }

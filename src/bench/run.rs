@@ -267,12 +267,12 @@ fn measure_rounds(
             let measured = measure(addr, &row.info, plan, load_threads, cancel, &mut |edge| {
                 window.mark(edge)
             });
-            let (cpu, heap) = window.finish();
+            let (cpu, server) = window.finish();
             match measured {
                 // A run cut short by a signal is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
-                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu, heap);
+                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu, server);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);
                     match &mut row.histogram {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::cpus::cpu_set;
 use super::telemetry::{self, TelemetryChannel, SERVER_FD};
-use crate::engine::HeapSnapshot;
+use crate::adapter::ServerSnapshot;
 
 /// How many stderr lines a row keeps, to show when it fails.
 const STDERR_TAIL_LINES: usize = 20;
@@ -229,9 +229,10 @@ impl ServerProcess {
         Ok(server)
     }
 
-    /// The server's heap and GC counters now (see [`TelemetryChannel::heap`]).
-    pub fn heap(&mut self) -> Option<HeapSnapshot> {
-        self.telemetry.as_mut()?.heap()
+    /// The server's heap and GC counters and request times now (see
+    /// [`TelemetryChannel::snapshot`]).
+    pub fn telemetry(&mut self) -> Option<ServerSnapshot> {
+        self.telemetry.as_mut()?.snapshot()
     }
 
     /// Runs `command` and waits (up to `timeout`) for the first stdout line

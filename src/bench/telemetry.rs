@@ -8,7 +8,6 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::adapter::ServerSnapshot;
-use crate::engine::HeapSnapshot;
 
 /// The descriptor number the server finds its end at (`--telemetry-fd`).
 pub const SERVER_FD: i32 = 3;
@@ -37,13 +36,14 @@ impl TelemetryChannel {
         Ok((channel, OwnedFd::from(theirs)))
     }
 
-    /// The server's heap and GC counters now: `None` when it has none (a
-    /// native row, an engine without the hooks) or did not answer in time.
-    pub fn heap(&mut self) -> Option<HeapSnapshot> {
+    /// The server's heap and GC counters and request times now: `None`
+    /// when it did not answer in time (its parts are `None` where it has
+    /// none: a native row, an engine without the hooks).
+    pub fn snapshot(&mut self) -> Option<ServerSnapshot> {
         self.writer.write_all(b"snapshot\n").ok()?;
         let mut line = String::new();
         self.reader.read_line(&mut line).ok()?;
-        serde_json::from_str::<ServerSnapshot>(&line).ok()?.heap
+        serde_json::from_str::<ServerSnapshot>(&line).ok()
     }
 }
 

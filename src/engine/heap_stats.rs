@@ -25,10 +25,15 @@ use serde::{Deserialize, Serialize};
 /// Whether allocation and GC figures are counted: on V8, unless
 /// `FWBENCH_HEAP_STATS=off`.
 pub fn heap_stats_enabled() -> bool {
-    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| {
-        cfg!(feature = "v8") && std::env::var_os("FWBENCH_HEAP_STATS").is_none_or(|v| v != "off")
-    })
+    cfg!(feature = "v8") && telemetry_switched_on()
+}
+
+/// Whether `FWBENCH_HEAP_STATS` leaves the server's telemetry on (it does
+/// unless `off`): the heap counters, and the request times of
+/// adapter/request_timing.rs.
+pub fn telemetry_switched_on() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FWBENCH_HEAP_STATS").is_none_or(|v| v != "off"))
 }
 
 /// One isolate's (or a worker's successive isolates') allocation and GC
@@ -46,6 +51,9 @@ pub struct HeapCounters {
     /// weak-callback steps that belong to them.
     full_pause_ns: AtomicU64,
     longest_pause_ns: AtomicU64,
+    /// Every pause so far, incremental steps included: a request during
+    /// which it moved overlapped a pause (adapter/request_timing.rs).
+    pauses: AtomicU64,
     /// Bytes allocated by the isolates before the current one (a worker
     /// rebuilds its runtime after a heap-limit or CPU-limit interrupt).
     allocated_before: AtomicU64,
@@ -110,6 +118,7 @@ impl Default for HeapCounters {
             full_pauses: AtomicU64::new(0),
             full_pause_ns: AtomicU64::new(0),
             longest_pause_ns: AtomicU64::new(0),
+            pauses: AtomicU64::new(0),
             allocated_before: AtomicU64::new(0),
             allocated_now: AtomicU64::new(0),
             publish: AtomicBool::new(false),
@@ -144,6 +153,11 @@ impl HeapCounters {
         !self.publish_requested()
     }
 
+    /// Marks the publish asked for done (whatever was published).
+    pub fn mark_published(&self) {
+        self.publish.store(false, Ordering::Release);
+    }
+
     /// Whether a publish was asked for and not yet done.
     pub fn publish_requested(&self) -> bool {
         self.publish.load(Ordering::Acquire)
@@ -161,6 +175,19 @@ impl HeapCounters {
             full_gc_ns: self.full_pause_ns.load(relaxed),
             longest_pause_ns: self.longest_pause_ns.swap(0, relaxed),
         }
+    }
+
+    /// How many pauses, of any kind, have ended so far.
+    pub fn pauses(&self) -> u64 {
+        self.pauses.load(Ordering::Relaxed)
+    }
+
+    /// Counts one young pause of no length, as a GC would (for tests of
+    /// what reads the counters).
+    #[cfg(test)]
+    pub(crate) fn simulate_pause(&self) {
+        self.pause_began();
+        self.pause_ended(v8::GCType::kGCTypeScavenge);
     }
 
     /// Publishes `isolate`'s allocation total (on its thread).
@@ -201,6 +228,7 @@ impl HeapCounters {
             count.fetch_add(1, Ordering::Relaxed);
         }
         time.fetch_add(paused, Ordering::Relaxed);
+        self.pauses.fetch_add(1, Ordering::Relaxed);
         self.longest_pause_ns.fetch_max(paused, Ordering::Relaxed);
     }
 
@@ -288,6 +316,7 @@ mod tests {
         counters.pause_ended(v8::GCType::kGCTypeMarkSweepCompact);
         let seen = counters.snapshot();
         assert_eq!((seen.young_gcs, seen.full_gcs), (1, 1));
+        assert_eq!(counters.pauses(), 3, "every pause moves the overlap count");
         assert_eq!(
             counters.snapshot().longest_pause_ns,
             0,

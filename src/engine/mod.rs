@@ -43,7 +43,7 @@ use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
 pub use extensions::embedded_source;
-pub use heap_stats::{heap_stats_enabled, HeapCounters, HeapSnapshot};
+pub use heap_stats::{heap_stats_enabled, telemetry_switched_on, HeapCounters, HeapSnapshot};
 pub use limits::{Interrupt, Watchdog};
 
 /// The JS engine this binary was built with, as reports and `--version`

@@ -35,6 +35,9 @@ pub struct RequestCost {
     /// hooks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap: Option<HeapCost>,
+    /// The requests' time in the server; absent for native rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_time: Option<ServerTime>,
 }
 
 impl RequestCost {
@@ -59,6 +62,28 @@ pub struct HeapCost {
     pub full_gcs: u64,
     /// The longest single pause in the round, µs.
     pub longest_pause_us: f64,
+}
+
+/// The requests' time in the server, from arrival (the parsed head handed
+/// to the app's worker) to answer (the app's response committed), and
+/// whether the tail is garbage collection: the share of the requests
+/// slower than this p99 that a GC pause overlapped, beside the share of all
+/// requests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ServerTime {
+    /// The median, µs.
+    pub p50_us: f64,
+    /// The 99th percentile, µs.
+    pub p99_us: f64,
+    /// Requests slower than the p99 in the round.
+    pub slower_than_p99: u64,
+    /// The share of those a GC pause overlapped (0 to 1); absent on an
+    /// engine without GC hooks, or with no request past the p99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_in_gc: Option<f64>,
+    /// The share of all requests a GC pause overlapped (0 to 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_in_gc: Option<f64>,
 }
 
 /// A JS row's request served inside its runtime, with no transport (`serve
@@ -94,6 +119,8 @@ pub struct CostSummary {
     pub client_us: Option<f64>,
     /// Heap figures, when every round had them.
     pub heap: Option<HeapCost>,
+    /// Time in the server, when every round had it.
+    pub server_time: Option<ServerTime>,
 }
 
 impl CostSummary {
@@ -114,11 +141,23 @@ impl CostSummary {
             full_gcs: heap_of(&|h| h.full_gcs as f64).unwrap_or(0.0).round() as u64,
             longest_pause_us: heaps.iter().map(|h| h.longest_pause_us).fold(0.0, f64::max),
         });
+        let times: Vec<&ServerTime> = costs.iter().filter_map(|c| c.server_time.as_ref()).collect();
+        let time_of = |f: &dyn Fn(&ServerTime) -> Option<f64>| {
+            median(&times.iter().filter_map(|t| f(t)).collect::<Vec<_>>())
+        };
+        let server_time = (!times.is_empty() && times.len() == costs.len()).then(|| ServerTime {
+            p50_us: time_of(&|t| Some(t.p50_us)).unwrap_or(0.0),
+            p99_us: time_of(&|t| Some(t.p99_us)).unwrap_or(0.0),
+            slower_than_p99: times.iter().map(|t| t.slower_than_p99).sum(),
+            tail_in_gc: time_of(&|t| t.tail_in_gc),
+            all_in_gc: time_of(&|t| t.all_in_gc),
+        });
         Some(CostSummary {
             server_user_us: of(&|c| Some(c.server_user_us))?,
             server_system_us: of(&|c| Some(c.server_system_us))?,
             client_us: of(&|c| c.client_us),
             heap,
+            server_time,
         })
     }
 
@@ -148,6 +187,8 @@ pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
         ("GCs young/full", Align::Right),
         ("longest pause", Align::Right),
         ("p99", Align::Right),
+        ("server p99", Align::Right),
+        ("p99+ in GC", Align::Right),
     ]);
     let none = || "-".to_owned();
     for row in rows {
@@ -168,6 +209,9 @@ pub fn anatomy_table(summary: &Summary, scenario: &str) -> Option<Table> {
             heap.map_or_else(none, |h| format!("{}/{}", h.young_gcs, h.full_gcs)),
             heap.map_or_else(none, |h| crate::units::latency(h.longest_pause_us)),
             row.p99_us.map_or_else(none, crate::units::latency),
+            cost.server_time
+                .map_or_else(none, |t| crate::units::latency(t.p99_us)),
+            cost.server_time.map_or_else(none, tail_in_gc),
         ]);
     }
     Some(table)
@@ -181,6 +225,14 @@ fn in_runtime(cost: Option<&InRuntimeCost>) -> String {
             let wrong = if cost.mismatches > 0 { "!" } else { "" };
             format!("{:.2}{wrong}", cost.cpu_us)
         }
+        _ => "-".to_owned(),
+    }
+}
+
+/// The tail's GC share beside all requests': `62% / 4%`.
+fn tail_in_gc(time: ServerTime) -> String {
+    match (time.tail_in_gc, time.all_in_gc) {
+        (Some(tail), Some(all)) => format!("{:.0}% / {:.0}%", tail * 100.0, all * 100.0),
         _ => "-".to_owned(),
     }
 }
@@ -223,13 +275,16 @@ pub fn write_anatomy(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What the anatomy columns mean.
-const LEGEND: [&str; 6] = [
+const LEGEND: [&str; 9] = [
     "Anatomy: CPU time per answered request over each round's window (warm-up excluded), so it holds",
     "  even when the client set the pace. server = user + sys of the row's process; in-runtime = the same",
     "  request served inside the runtime with no socket or hyper (the app and framework; server minus it",
     "  is the transport; ! = some answers were wrong); client = the load generator's. bytes/req and GC",
     "  come from the JS engine's own hooks (V8 only; '-' where the engine or a native row has none);",
-    "  GC share = GC pause time / server CPU time.",
+    "  GC share = GC pause time / server CPU time. p99 is the client's; server p99 times each request in",
+    "  the server, from its parsed head to the app's answer; p99+ in GC = of the requests slower than the",
+    "  server p99, the share a GC pause overlapped / the same share of all requests (a tail that is the",
+    "  row's garbage shows a first figure well above the second).",
 ];
 
 #[cfg(test)]
@@ -251,6 +306,7 @@ mod tests {
                     full_gcs: 0,
                     longest_pause_us: bytes_per_request / 100.0,
                 }),
+                server_time: None,
             }),
             ..Round::new(1.0, 100, 100, Percentiles::default())
         }

@@ -53,6 +53,10 @@ pub const COLUMNS: &[&str] = &[
     "young_gcs",
     "full_gcs",
     "longest_gc_pause_us",
+    "server_p50_us",
+    "server_p99_us",
+    "tail_in_gc",
+    "all_in_gc",
 ];
 
 /// Writes `report` as CSV to `out`.
@@ -126,6 +130,7 @@ fn figures(round: &Round) -> Vec<String> {
 fn cost_figures(round: &Round) -> Vec<String> {
     let cost = round.cost.as_ref();
     let heap = cost.and_then(|c| c.heap.as_ref());
+    let time = cost.and_then(|c| c.server_time.as_ref());
     let field = |value: Option<String>| value.unwrap_or_default();
     vec![
         field(cost.map(|c| c.server_user_us.to_string())),
@@ -137,6 +142,10 @@ fn cost_figures(round: &Round) -> Vec<String> {
         field(heap.map(|h| h.young_gcs.to_string())),
         field(heap.map(|h| h.full_gcs.to_string())),
         field(heap.map(|h| h.longest_pause_us.to_string())),
+        field(time.map(|t| t.p50_us.to_string())),
+        field(time.map(|t| t.p99_us.to_string())),
+        field(time.and_then(|t| t.tail_in_gc).map(|v| v.to_string())),
+        field(time.and_then(|t| t.all_in_gc).map(|v| v.to_string())),
     ]
 }
 

@@ -222,6 +222,7 @@ mod tests {
                     server_system_us: 4.0,
                     client_us: None,
                     heap: None,
+                    server_time: None,
                 });
             }
         }

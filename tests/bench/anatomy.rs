@@ -131,6 +131,23 @@ fn short_lived_garbage_is_collected_and_its_pauses_timed() {
     assert!(heap["longest_pause_us"].as_f64().unwrap() > 0.0, "{heap:#}");
 }
 
+/// Every request is also timed in the server, from its parsed head to the
+/// app's answer; on V8 the requests a GC pause overlapped are counted
+/// apart. The garbage app's pauses overlap some of its requests.
+#[test]
+fn requests_are_timed_in_the_server_and_those_a_pause_overlapped_counted() {
+    let time = &cost(report(), "garbage")["server_time"];
+    let (p50, p99) = (time["p50_us"].as_f64().unwrap(), time["p99_us"].as_f64().unwrap());
+    assert!(p50 > 0.0 && p50 <= p99, "{time:#}");
+    if cfg!(feature = "v8") {
+        assert!(time["all_in_gc"].as_f64().unwrap() > 0.0, "{time:#}");
+        let tail = time["tail_in_gc"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&tail), "{time:#}");
+    } else {
+        assert!(time["all_in_gc"].is_null(), "no GC hooks, no share: {time:#}");
+    }
+}
+
 #[cfg(not(feature = "v8"))]
 #[test]
 fn an_engine_without_gc_hooks_reports_no_heap_figures() {
@@ -142,7 +159,9 @@ fn an_engine_without_gc_hooks_reports_no_heap_figures() {
 }
 
 /// One connection: the client sets the pace, and the server sleeps between
-/// requests; its CPU per request is still measured.
+/// requests; its CPU per request is still measured. With no request
+/// waiting behind another, the time in the server is the app's: spinning
+/// 50 µs a request moves the median by 50 µs.
 #[test]
 fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
     let dir = scratch("bench-anatomy-one-connection");
@@ -152,6 +171,10 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
         "s200",
         "--scenario",
         fixture("bench/anatomy/plain.js").to_str().unwrap(),
+        "--scenario",
+        fixture("bench/anatomy/spin-50us.js").to_str().unwrap(),
+        "--in-runtime",
+        "0s",
         "--connections",
         "1",
         "--duration",
@@ -169,6 +192,12 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
     assert!(
         us > 0.5 && us < 1000.0,
         "server µs per request at one connection: {us}"
+    );
+    let p50 = |scenario| cost(&report, scenario)["server_time"]["p50_us"].as_f64().unwrap();
+    let extra = p50("spin-50us") - p50("plain");
+    assert!(
+        (40.0..=60.0).contains(&extra),
+        "spinning 50 µs a request moved the server-timed median by {extra:.1} µs"
     );
 }
 

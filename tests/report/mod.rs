@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fwbench::report::anatomy::{HeapCost, InRuntimeCost, RequestCost};
+use fwbench::report::anatomy::{HeapCost, InRuntimeCost, RequestCost, ServerTime};
 use fwbench::report::{
     self, compare::CompareArgs, BenchReport, CompareOutcome, MachineInfo, Percentiles, Pinning,
     ReadReportError, Round, RowKind, ToolInfo,
@@ -252,6 +252,13 @@ fn fixture() -> BenchReport {
                     young_gcs: 63,
                     full_gcs: 12,
                     longest_pause_us: 8880.0,
+                }),
+                server_time: (kind == js).then_some(ServerTime {
+                    p50_us: 310.0,
+                    p99_us: 2210.0,
+                    slower_than_p99: 118,
+                    tail_in_gc: Some(0.62),
+                    all_in_gc: Some(0.04),
                 }),
             });
         }
