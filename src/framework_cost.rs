@@ -48,7 +48,6 @@ pub fn run(
         .build()
         .context("failed to start a tokio runtime")?
         .block_on(scenario::load_info(scenario))?;
-    in_runtime::supported(info.request.body.is_some())?;
     let request = synthetic(&info.request)?;
     let mut report = InRuntimeReport::default();
     let mut check = |answer: Answer| {
@@ -104,5 +103,6 @@ fn synthetic(request: &scenario::ScenarioRequest) -> anyhow::Result<SyntheticReq
         method,
         path: request.path.clone(),
         headers,
+        body: request.body.clone().map(bytes::Bytes::from),
     })
 }

@@ -1,4 +1,6 @@
-//! The response body type: a whole buffer, or chunks streamed from JS.
+//! The body types: a request's, as the table holds it (hyper's stream, or
+//! the whole body at once), and a response's (a whole buffer, or chunks
+//! streamed from JS).
 
 use std::io;
 use std::pin::Pin;
@@ -7,8 +9,39 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use hyper::body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use tokio::sync::mpsc;
+
+/// A request's body as the table holds it: hyper's stream for a request
+/// from a socket, or the whole body at once for one the in-runtime run
+/// made (adapter/in_runtime.rs).
+#[derive(Debug)]
+pub enum ReqBody {
+    /// Read from the connection as it comes.
+    Stream(Incoming),
+    /// Given whole; empty once read.
+    Whole(Bytes),
+}
+
+impl ReqBody {
+    /// The next chunk of data, skipping empty chunks and trailers; `None`
+    /// at the end.
+    pub async fn next_data(&mut self) -> Option<Result<Bytes, hyper::Error>> {
+        match self {
+            ReqBody::Stream(body) => loop {
+                match body.frame().await? {
+                    Err(error) => return Some(Err(error)),
+                    Ok(frame) => match frame.into_data() {
+                        Ok(data) if !data.is_empty() => return Some(Ok(data)),
+                        _ => continue,
+                    },
+                }
+            },
+            ReqBody::Whole(bytes) => (!bytes.is_empty()).then(|| Ok(std::mem::take(bytes))),
+        }
+    }
+}
 
 /// A response body: either complete, or fed by a JS ReadableStream through
 /// `op_fwbench_stream_write` (a bounded channel, so a slow client slows JS).

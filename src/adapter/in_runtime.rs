@@ -16,11 +16,12 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context as _};
+use anyhow::{anyhow, Context as _};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
 
+use super::body::ReqBody;
 use super::table::{full_url, RequestTable, Slot};
 use super::worker::{expire_handlers, load, Driver};
 use super::{AppSpec, ServeConfig};
@@ -38,8 +39,11 @@ pub struct SyntheticRequest {
     pub method: Method,
     /// Path and query.
     pub path: String,
-    /// Its headers (a Host is added when missing).
+    /// Its headers (a Host is added when missing, and a Content-Length
+    /// for a body that has none).
     pub headers: HeaderMap,
+    /// Its body, given to the app whole; `None` for none.
+    pub body: Option<Bytes>,
 }
 
 /// One answer, as the app gave it.
@@ -143,11 +147,20 @@ async fn repeat(
             if !headers.contains_key(http::header::HOST) {
                 headers.insert(http::header::HOST, http::HeaderValue::from_static("127.0.0.1"));
             }
+            if let Some(body) = &request.body {
+                // Frameworks decide whether a request has a body from its
+                // framing headers, as an HTTP client would have sent them.
+                if !headers.contains_key(http::header::CONTENT_LENGTH)
+                    && !headers.contains_key(http::header::TRANSFER_ENCODING)
+                {
+                    headers.insert(http::header::CONTENT_LENGTH, body.len().into());
+                }
+            }
             let slot = Slot::new(
                 request.method.clone(),
                 full_url(authority, &request.path),
                 headers,
-                None,
+                request.body.clone().map(ReqBody::Whole),
             );
             waiting.push(table.submit(slot));
         }
@@ -197,13 +210,4 @@ async fn repeat(
             });
         }
     }
-}
-
-/// Refuses what this mode cannot send yet: a request with a body (the
-/// table reads bodies from hyper's stream).
-pub fn supported(has_body: bool) -> anyhow::Result<()> {
-    if has_body {
-        bail!("the in-runtime run sends no request bodies yet: this scenario's request has one");
-    }
-    Ok(())
 }

@@ -13,7 +13,6 @@ use bytes::Bytes;
 use deno_core::{op2, v8, JsBuffer, OpState};
 use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
-use http_body_util::BodyExt;
 
 use super::body::ResBody;
 use super::table::{plain_response, DeclaredLength, RequestTable};
@@ -326,35 +325,27 @@ pub async fn op_fwbench_req_body_read(
     let Some(mut body) = table.with_slot(id, |slot| slot.body.take())? else {
         return Ok(Vec::new());
     };
-    loop {
-        match body.frame().await {
-            None => return Ok(Vec::new()),
-            Some(Err(error)) => {
-                return Err(JsErrorBox::generic(format!(
-                    "reading the request body failed: {error}"
-                )))
+    match body.next_data().await {
+        None => Ok(Vec::new()),
+        Some(Err(error)) => Err(JsErrorBox::generic(format!(
+            "reading the request body failed: {error}"
+        ))),
+        Some(Ok(data)) => {
+            let total = table.with_slot(id, |slot| {
+                slot.body_read += data.len();
+                slot.body_read
+            })?;
+            if total > limit {
+                table.reply(
+                    id,
+                    plain_response(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+                );
+                return Err(JsErrorBox::range_error(format!(
+                    "the request body exceeds the limit of {limit} bytes (--max-body-bytes)"
+                )));
             }
-            Some(Ok(frame)) => {
-                let Ok(data) = frame.into_data() else { continue };
-                if data.is_empty() {
-                    continue;
-                }
-                let total = table.with_slot(id, |slot| {
-                    slot.body_read += data.len();
-                    slot.body_read
-                })?;
-                if total > limit {
-                    table.reply(
-                        id,
-                        plain_response(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
-                    );
-                    return Err(JsErrorBox::range_error(format!(
-                        "the request body exceeds the limit of {limit} bytes (--max-body-bytes)"
-                    )));
-                }
-                table.with_slot(id, |slot| slot.body = Some(body))?;
-                return Ok(data.to_vec());
-            }
+            table.with_slot(id, |slot| slot.body = Some(body))?;
+            Ok(data.to_vec())
         }
     }
 }

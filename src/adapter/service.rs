@@ -12,7 +12,7 @@ use bytes::BytesMut;
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use hyper::body::{Body, Incoming};
 
-use super::body::ResBody;
+use super::body::{ReqBody, ResBody};
 use super::table::{full_url, plain_response, RequestTable, Slot};
 
 /// The last `Host` a connection's request passed [`is_plain_host`] and
@@ -176,7 +176,12 @@ pub fn handle(
         method, mut headers, ..
     } = parts;
     detach_values(&mut headers);
-    let id = table.submit(Slot::new(method, url, headers, has_body.then_some(body)));
+    let id = table.submit(Slot::new(
+        method,
+        url,
+        headers,
+        has_body.then_some(ReqBody::Stream(body)),
+    ));
     Answer::Waiting(table.clone(), id)
 }
 

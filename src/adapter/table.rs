@@ -20,9 +20,8 @@ use std::task::{Context, Poll, Waker};
 
 use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
-use hyper::body::Incoming;
 
-use super::body::{ResBody, StreamSender};
+use super::body::{ReqBody, ResBody, StreamSender};
 use super::request_timing::{Arrival, RequestTiming};
 use super::ServeConfig;
 
@@ -35,7 +34,7 @@ pub struct Slot {
     path_start: usize,
     pub headers: http::HeaderMap,
     /// The request body, if it has one; taken while a read is in flight.
-    pub body: Option<Incoming>,
+    pub body: Option<ReqBody>,
     /// Body bytes read so far, checked against the limit.
     pub body_read: usize,
     /// The service future waiting for the answer, once it has been polled.
@@ -52,7 +51,7 @@ impl Slot {
         method: Method,
         (url, path_start): (String, usize),
         headers: http::HeaderMap,
-        body: Option<Incoming>,
+        body: Option<ReqBody>,
     ) -> Self {
         Self {
             method,

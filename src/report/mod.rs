@@ -35,6 +35,7 @@ report::write_terminal(&run, &mut std::io::stdout())?;
 */
 
 pub mod anatomy;
+mod anatomy_svg;
 pub mod compare;
 mod csv;
 mod format;
@@ -45,6 +46,7 @@ mod svg;
 mod table;
 mod text;
 
+pub use anatomy_svg::write_anatomy_svg;
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
