@@ -30,6 +30,8 @@ const WIDTH: u32 = 1100;
 /// Height per bar, px, and what every panel needs besides its bars.
 const BAR_HEIGHT: u32 = 30;
 const PANEL_FRAME: u32 = 110;
+/// Height of the legend strip under the title, px.
+const LEGEND_HEIGHT: u32 = 34;
 
 /// A part of a bar: its name in the legend and its colour.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -113,7 +115,7 @@ pub fn write_anatomy_svg(report: &BenchReport, out: &mut dyn Write) -> io::Resul
         .iter()
         .map(|(_, bars)| PANEL_FRAME + BAR_HEIGHT * bars.len() as u32)
         .collect();
-    let height = TITLE_HEIGHT + heights.iter().sum::<u32>();
+    let height = TITLE_HEIGHT + LEGEND_HEIGHT + heights.iter().sum::<u32>();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
@@ -157,12 +159,38 @@ fn draw(
     heights: &[u32],
 ) -> DrawResult {
     root.fill(&WHITE)?;
-    let (title, mut rest) = root.split_vertically(TITLE_HEIGHT);
+    let (title, rest) = root.split_vertically(TITLE_HEIGHT);
     draw_title(&title, &report.tool, &report.machine, &report.started_at)?;
+    let (legend, mut rest) = rest.split_vertically(LEGEND_HEIGHT);
+    let drawn: Vec<Part> = Part::ALL
+        .into_iter()
+        .filter(|&part| {
+            panels
+                .iter()
+                .any(|(_, bars)| bars.iter().any(|b| b.parts.iter().any(|&(p, _)| p == part)))
+        })
+        .collect();
+    draw_legend(&legend, &drawn)?;
     for ((scenario, bars), &height) in panels.iter().zip(heights) {
         let (panel, below) = rest.split_vertically(height);
         draw_panel(&panel, scenario, bars)?;
         rest = below;
+    }
+    Ok(())
+}
+
+/// The parts' colours in one row, once for every panel.
+fn draw_legend(strip: &DrawingArea<SVGBackend<'_>, Shift>, parts: &[Part]) -> DrawResult {
+    let mut x = 24;
+    for &part in parts {
+        strip.draw(&Rectangle::new([(x, 10), (x + 14, 22)], part.color().filled()))?;
+        strip.draw(&Text::new(
+            part.label(),
+            (x + 20, 11),
+            ("sans-serif", 12).into_font().color(&BLACK),
+        ))?;
+        // plotters cannot measure SVG text; about 6.2 px a character.
+        x += 20 + (part.label().len() as f64 * 6.2) as i32 + 22;
     }
     Ok(())
 }
@@ -172,8 +200,8 @@ fn draw_panel(panel: &DrawingArea<SVGBackend<'_>, Shift>, scenario: &str, bars: 
         .iter()
         .map(|b| b.parts.iter().map(|(_, us)| us).sum::<f64>())
         .fold(0.0, f64::max);
-    // Room on the right for the legend.
-    let x_max = (longest * 1.45).max(1.0);
+    // Room on the right for the total printed after each bar.
+    let x_max = (longest * 1.08).max(1.0);
     let n = bars.len() as f64;
     let mut chart = ChartBuilder::on(panel)
         .caption(
@@ -196,6 +224,7 @@ fn draw_panel(panel: &DrawingArea<SVGBackend<'_>, Shift>, scenario: &str, bars: 
     chart
         .configure_mesh()
         .light_line_style(TRANSPARENT)
+        .disable_y_mesh()
         .y_labels(bars.len().max(1) * 2 + 1)
         .y_label_formatter(&label_of)
         .x_label_formatter(&|x| format!("{x:.0}"))
@@ -219,22 +248,6 @@ fn draw_panel(panel: &DrawingArea<SVGBackend<'_>, Shift>, scenario: &str, bars: 
             ("sans-serif", 11).into_font().color(&BLACK),
         )))?;
     }
-    for part in Part::ALL {
-        if !bars.iter().any(|b| b.parts.iter().any(|&(p, _)| p == part)) {
-            continue;
-        }
-        chart
-            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
-            .label(part.label())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], part.color().filled()));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(("sans-serif", 11))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()?;
     Ok(())
 }
 
