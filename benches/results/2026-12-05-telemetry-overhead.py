@@ -1,8 +1,9 @@
+# Run from the repository root: FWBENCH=path/to/fwbench python3 THIS PAIRS DURATION (e.g. 6 4s).
 # Paired A/B: request timing + heap stats on (FWBENCH_HEAP_STATS unset) vs off,
 # bare app served with --telemetry-fd 3 (as bench does), server on CPU 0, load on CPU 1.
 import socket, subprocess, os, json, sys, time
-BIN='/work/target-main/release/fwbench'
-APP='/work/main/benches/runtimes/apps/bare/app.js'
+BIN=os.environ.get('FWBENCH', 'target/release/fwbench')
+APP='benches/runtimes/apps/bare/app.js'
 HOLD=[open('/dev/null') for _ in range(3)]
 def one(on, port):
     a,b=socket.socketpair()
@@ -21,7 +22,7 @@ def one(on, port):
     r=json.loads(out.stdout)
     rps=r['requests_per_sec']
     return rps, ('latency' in snap), cpu*1e6/(rps*(float(sys.argv[2][:-1])+1))
-pairs=int(sys.argv[1]); port=19100
+pairs=int(sys.argv[1]); port=19100  # first port; each server takes the next
 for i in range(pairs):
     order=[True,False] if i%2==0 else [False,True]
     res={}
