@@ -17,7 +17,8 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
 - [`cli`]: the command line (clap); [`capped_read`]: files it names, read
   up to a size cap;
-- [`units`]: how times are written for people.
+- [`units`]: how times are written for people; [`process_start`]: when
+  this process started, for the start-up split.
 */
 #![warn(missing_docs)]
 
@@ -32,6 +33,7 @@ pub mod jstest;
 pub mod load;
 pub mod native;
 pub mod outcome;
+pub mod process_start;
 pub mod report;
 pub mod scenario;
 pub mod serve;

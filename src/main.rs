@@ -28,6 +28,7 @@ const SETUP_ERROR: u8 = 2;
 const FAILED: u8 = 1;
 
 fn main() -> ExitCode {
+    fwbench::process_start::mark();
     let cli = cli::Cli::parse();
     let outcome = fwbench::engine::flags::apply_from_env().and_then(|()| run(cli.command));
     match outcome {

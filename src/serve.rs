@@ -4,6 +4,7 @@
 //! while it loads as while it serves.
 
 use std::net::{SocketAddr, TcpListener};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
@@ -12,7 +13,7 @@ use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
-use crate::{framework_cost, native, scenario};
+use crate::{framework_cost, native, process_start, scenario};
 
 /// What `serve` runs.
 enum Target {
@@ -60,7 +61,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
-    let (display, kind, engine_name, workers, telemetry) = match target {
+    let (display, kind, engine_name, workers, telemetry, loaded) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             // Loading runs app code, which may hang until a limit stops it:
@@ -90,6 +91,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 engine::engine_name(),
                 server.workers,
                 server.telemetry,
+                Some((server.runtime_ready, server.app_loaded)),
             )
         }
         Target::Native {
@@ -101,16 +103,26 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             let workers = native::start(server, &scenario, depth, listener, config.clone())?;
             let display = format!("scenario {scenario} for {name}");
             let telemetry = adapter::ServerTelemetry::default();
-            (display, "native".to_owned(), "native Rust", workers, telemetry)
+            (
+                display,
+                "native".to_owned(),
+                "native Rust",
+                workers,
+                telemetry,
+                None,
+            )
         }
     };
     if let Some(fd) = args.telemetry_fd {
         open_telemetry(fd, telemetry)?;
     }
+    let loaded =
+        loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
     println!(
-        "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}]",
+        "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}] · {}",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
+        startup_note(loaded, process_start::elapsed_at(Instant::now())),
     );
     signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
@@ -119,6 +131,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         eprintln!("fwbench: {left_running} worker(s) still running JS; exiting without them");
     }
     Ok(())
+}
+
+/// The banner's start-up split, in ms since the process started (its
+/// `main`): `started: runtime ready R ms, app loaded A ms, banner B ms`
+/// (a native row has only the banner). `bench` and `check` read it
+/// (bench/server.rs) and add what came before `main`, which they measure.
+fn startup_note(loaded: Option<(Duration, Duration)>, banner: Duration) -> String {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    match loaded {
+        Some((runtime, app)) => format!(
+            "started: runtime ready {:.1} ms, app loaded {:.1} ms, banner {:.1} ms",
+            ms(runtime),
+            ms(app),
+            ms(banner)
+        ),
+        None => format!("started: banner {:.1} ms", ms(banner)),
+    }
 }
 
 /// Answers `bench`'s snapshot requests on the inherited socket `fd`.

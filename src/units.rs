@@ -29,6 +29,12 @@ pub fn wall_time(seconds: f64) -> String {
     }
 }
 
+/// A start-up time in seconds, in milliseconds to a tenth (`12.3 ms`):
+/// start-up phases are a few ms to a few hundred.
+pub fn start_up(seconds: f64) -> String {
+    format!("{:.1} ms", seconds * 1e3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +44,7 @@ mod tests {
         assert_eq!(latency(812.0), "812.00us");
         assert_eq!(latency(1234.0), "1.23ms");
         assert_eq!(latency(2_000_000.0), "2.00s");
+        assert_eq!(start_up(0.01234), "12.3 ms");
     }
 
     #[test]

@@ -176,6 +176,11 @@ impl Workers {
 pub struct Server {
     /// The app kind the workers recognized (fetch, express, fastify, …).
     pub kind: String,
+    /// When the last worker's runtime was ready for the app (built, with
+    /// the Web globals and preloaded modules in place).
+    pub runtime_ready: Instant,
+    /// When the last worker had loaded and installed the app.
+    pub app_loaded: Instant,
     /// Its worker threads.
     pub workers: Workers,
     /// Their allocation and GC counters, for the telemetry channel.
@@ -204,9 +209,13 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
     };
     let workers = Workers::spawn(&listener, config.workers, "fwbench-worker", body)?;
     let mut kind = None;
+    let mut runtime_ready: Option<Instant> = None;
     for _ in 0..workers.count() {
         match ready_rx.recv() {
-            Ok(Ok(k)) => kind = Some(k),
+            Ok(Ok(loaded)) => {
+                runtime_ready = runtime_ready.max(Some(loaded.runtime_ready));
+                kind = Some(loaded.kind);
+            }
             Ok(Err(error)) => {
                 workers.shutdown();
                 return Err(error);
@@ -214,8 +223,11 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
             Err(_) => return Err(anyhow!("a worker thread exited before loading the app")),
         }
     }
+    let app_loaded = Instant::now();
     Ok(Server {
         kind: kind.unwrap_or_default(),
+        runtime_ready: runtime_ready.unwrap_or(app_loaded),
+        app_loaded,
         workers,
         telemetry,
     })

@@ -14,7 +14,7 @@ use std::future::poll_fn;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context as _};
 use deno_core::{v8, PollEventLoopOptions};
@@ -90,16 +90,26 @@ impl MethodNames {
     }
 }
 
+/// What a worker reports once its app is loaded.
+pub struct Loaded {
+    /// The kind of app recognized (fetch, express, fastify, …).
+    pub kind: String,
+    /// When its runtime was ready for the app: built, with the Web globals
+    /// and the preloaded modules (the Node globals) in place.
+    pub runtime_ready: Instant,
+}
+
 /// Builds a runtime, loads the app and installs it; returns the driver and
-/// the kind of app recognized (fetch, express, fastify, …).
+/// what was loaded.
 pub(super) async fn load(
     spec: &AppSpec,
     table: &Rc<RequestTable>,
     heap: &Arc<HeapCounters>,
-) -> anyhow::Result<(Driver, String)> {
+) -> anyhow::Result<(Driver, Loaded)> {
     let mut engine = Engine::new(&spec.engine, vec![ops::extension(table.clone())])?;
     engine.count_heap_into(heap.clone());
     engine.preload(&spec.preload).await?;
+    let runtime_ready = Instant::now();
     let namespace = engine.import_main(&spec.main, spec.main_code.as_deref()).await?;
     let runtime = engine.runtime();
     let (handle, set_app) = {
@@ -135,7 +145,7 @@ pub(super) async fn load(
             heap: heap.clone(),
             waker_left: false,
         },
-        kind,
+        Loaded { kind, runtime_ready },
     ))
 }
 
@@ -291,12 +301,12 @@ pub(super) async fn expire_handlers(table: Rc<RequestTable>) {
 }
 
 /// Runs one worker on the current thread until shutdown. `ready` receives
-/// the recognized app kind, or the load error.
+/// what was loaded, or the load error.
 pub fn run(
     listener: std::net::TcpListener,
     spec: AppSpec,
     config: ServeConfig,
-    ready: std::sync::mpsc::Sender<anyhow::Result<String>>,
+    ready: std::sync::mpsc::Sender<anyhow::Result<Loaded>>,
     shutdown: watch::Receiver<bool>,
     (heap, timing): (Arc<HeapCounters>, Option<RequestTiming>),
 ) {
@@ -329,8 +339,8 @@ pub fn run(
             .await
             .with_context(|| format!("failed to load {}", spec.display))
         {
-            Ok((driver, kind)) => {
-                let _ = ready.send(Ok(kind));
+            Ok((driver, loaded)) => {
+                let _ = ready.send(Ok(loaded));
                 driver
             }
             Err(error) => {

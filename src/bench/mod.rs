@@ -73,16 +73,25 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                     cpus: Vec::new(),
                 };
                 row::start_and_validate(&spec, info, args.start_timeout, &runtime).map(|started| {
-                    let startup = started.startup;
+                    let ms = |d: std::time::Duration| crate::units::start_up(d.as_secs_f64());
+                    let split = started.loaded.map(|loaded| {
+                        format!(
+                            " (runtime ready {}, app loaded {}, first answer {})",
+                            ms(loaded.runtime_ready),
+                            ms(loaded.app_loaded),
+                            ms(started.startup)
+                        )
+                    });
+                    let startup = (started.startup, split.unwrap_or_default());
                     started.server.stop();
                     startup
                 })
             }
         };
         match outcome {
-            Ok(startup) => writeln!(
+            Ok((startup, split)) => writeln!(
                 out,
-                "ok      {:<8} {:<width$}  started in {:.2} s",
+                "ok      {:<8} {:<width$}  started in {:.2} s{split}",
                 printable(name),
                 row.framework.name,
                 startup.as_secs_f64()

@@ -4,10 +4,10 @@
 //! that fails says why in a [`RowFailure`].
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::probe;
-use super::server::{Exit, NotStarted, ServerProcess, ServerSpec, StartError};
+use super::server::{Exit, LoadedAt, NotStarted, ServerProcess, ServerSpec, StartError};
 use crate::scenario::{self, ScenarioInfo};
 
 /// How long the validation request may take: generous, since on a loaded
@@ -120,6 +120,9 @@ pub struct StartedRow {
     /// Time from spawning the process that started to its first validated
     /// answer.
     pub startup: Duration,
+    /// When, on the same clock, its runtime was ready and its app loaded
+    /// (a JS row).
+    pub loaded: Option<LoadedAt>,
     /// What the first attempt saw, when it took a second one.
     pub retried_after: Option<NotStarted>,
 }
@@ -135,11 +138,10 @@ pub fn start_and_validate(
 ) -> Result<StartedRow, RowFailure> {
     let mut retried_after = None;
     let mut attempts = 0;
-    let (mut server, spawned) = loop {
+    let mut server = loop {
         attempts += 1;
-        let spawned = Instant::now();
         match ServerProcess::start(spec, timeout) {
-            Ok(server) => break (server, spawned),
+            Ok(server) => break server,
             Err(error) if attempts == 1 && error.seen.may_be_the_machine() => {
                 retried_after = Some(error.seen);
             }
@@ -156,7 +158,7 @@ pub fn start_and_validate(
             })
         }
     };
-    let startup = spawned.elapsed();
+    let startup = server.spawned().elapsed();
     let problems = scenario::mismatches(&info.expect, &seen);
     if !problems.is_empty() {
         return Err(RowFailure::Mismatch {
@@ -165,6 +167,7 @@ pub fn start_and_validate(
         });
     }
     Ok(StartedRow {
+        loaded: server.loaded(),
         server,
         startup,
         retried_after,

@@ -19,7 +19,7 @@ use super::{clock, cpus, in_runtime, machine, output};
 use crate::cli::BenchArgs;
 use crate::load;
 use crate::outcome::Outcome;
-use crate::report::{printable, summary, BenchReport, Pinning, RowKind};
+use crate::report::{printable, summary, BenchReport, Pinning, RowKind, StartupSplit};
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
@@ -193,7 +193,12 @@ fn start_rows(
                         started.startup.as_secs_f64()
                     ));
                 }
-                report.row_mut(framework, &scenario, kind).startup_s = Some(started.startup.as_secs_f64());
+                let row = report.row_mut(framework, &scenario, kind);
+                row.startup_s = Some(started.startup.as_secs_f64());
+                row.startup_split = started.loaded.map(|loaded| StartupSplit {
+                    runtime_ready_s: loaded.runtime_ready.as_secs_f64(),
+                    app_loaded_s: loaded.app_loaded.as_secs_f64(),
+                });
                 live.push(LiveRow {
                     framework,
                     scenario,

@@ -125,6 +125,20 @@ pub struct Pinning {
     pub note: Option<String>,
 }
 
+/// A JS row's start-up split: seconds from starting its server process to
+/// each phase's end. The last phase, to the first validated answer, is the
+/// row's `startup_s`; so a regression shows where it went: the runtime
+/// (the engine, the Web globals, the Node shims), the app (the framework
+/// bundle, the scenario, the app's own set-up) or the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StartupSplit {
+    /// The runtime was built, with the Web globals and the Node globals in
+    /// place (every worker's).
+    pub runtime_ready_s: f64,
+    /// Every worker had loaded and installed the app.
+    pub app_loaded_s: f64,
+}
+
 /// Whether a row produced figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -160,6 +174,10 @@ pub struct Row {
     /// whose server never answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_s: Option<f64>,
+    /// Where that start-up went (a JS row whose server said): when its
+    /// runtime was ready and its app loaded, on the same clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_split: Option<StartupSplit>,
     /// Measured rounds in the order they ran (rounds of different rows
     /// interleave, so each is measured under the same conditions).
     pub rounds: Vec<Round>,
@@ -299,6 +317,7 @@ impl Row {
             kind,
             status: RowStatus::Ok,
             startup_s: None,
+            startup_split: None,
             rounds: Vec::new(),
             hdr_file: None,
             in_runtime: None,

@@ -38,7 +38,7 @@ Rules (the same in every writer):
 use serde::Serialize;
 
 use super::anatomy::{CostSummary, InRuntimeCost};
-use super::model::{BenchReport, Row, RowKind};
+use super::model::{BenchReport, Row, RowKind, StartupSplit};
 
 /// The native row every other row is divided by.
 pub const BASELINE: &str = "hyper";
@@ -126,6 +126,9 @@ pub struct RowSummary {
     /// Seconds from starting the row's server to its first validated
     /// answer, as measured (not a median: a row starts once).
     pub startup_s: Option<f64>,
+    /// Where that start-up went (a JS row whose server said).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup_split: Option<StartupSplit>,
     /// Number of rounds measured.
     pub rounds: usize,
     /// Median, min and max of `rps_ok` over the rounds; `None` without
@@ -183,6 +186,7 @@ impl RowSummary {
             kind: row.kind,
             failure: row.failure().map(str::to_owned),
             startup_s: row.startup_s,
+            startup_split: row.startup_split,
             rounds: row.rounds.len(),
             rps_ok: Spread::of(&rps),
             p50_us: median(&p50),

@@ -54,6 +54,11 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
             writeln!(out, "  {note}")?;
         }
     }
+    if let Some(table) = startup_table(&summary) {
+        writeln!(out)?;
+        writeln!(out, "{STARTUP_TITLE}")?;
+        table.write_text("  ", out)?;
+    }
     anatomy::write_anatomy(&summary, out)?;
     let failed = failures(report);
     if !failed.is_empty() {
@@ -106,6 +111,12 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
             writeln!(out)?;
             writeln!(out, "{}", escape_inline(&note))?;
         }
+    }
+    if let Some(table) = startup_table(&summary) {
+        writeln!(out)?;
+        writeln!(out, "### {}", escape_inline(STARTUP_TITLE))?;
+        writeln!(out)?;
+        table.write_markdown(out)?;
     }
     for scenario in &summary.scenarios {
         if let Some(table) = anatomy::anatomy_table(&summary, scenario) {
@@ -283,6 +294,37 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
         ]);
     }
     table
+}
+
+/// The start-up table's title: what its columns measure from.
+const STARTUP_TITLE: &str =
+    "Start-up, from starting the row's server process: runtime ready → app loaded → first validated answer";
+
+/// Where each JS row's start-up went; `None` when no row's server said.
+fn startup_table(summary: &Summary) -> Option<Table> {
+    if summary.rows.iter().all(|row| row.startup_split.is_none()) {
+        return None;
+    }
+    let mut table = Table::new(&[
+        ("framework", Align::Left),
+        ("scenario", Align::Left),
+        ("runtime ready", Align::Right),
+        ("app loaded", Align::Right),
+        ("first answer", Align::Right),
+    ]);
+    for row in &summary.rows {
+        let (Some(split), Some(answer)) = (row.startup_split, row.startup_s) else {
+            continue;
+        };
+        table.push(vec![
+            row.framework.clone(),
+            row.scenario.clone(),
+            crate::units::start_up(split.runtime_ready_s),
+            crate::units::start_up(split.app_loaded_s),
+            crate::units::start_up(answer),
+        ]);
+    }
+    Some(table)
 }
 
 /// The footnote under a table whose `rows` include client-bound ones.

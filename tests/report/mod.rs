@@ -221,6 +221,11 @@ fn fixture() -> BenchReport {
     ] {
         report.row_mut(framework, scenario, js).startup_s = Some(seconds);
     }
+    // Where s200's went, as its server's banner said.
+    report.row_mut("s200", "hello", js).startup_split = Some(report::StartupSplit {
+        runtime_ready_s: 0.08,
+        app_loaded_s: 0.19,
+    });
     // How long the server waited for a CPU.
     for (framework, scenario, waits) in [
         ("s200", "hello", [0.01, 0.02, 0.0].as_slice()),
@@ -352,6 +357,8 @@ fn json_carries_each_rows_summary_beside_its_rounds() {
     assert_eq!(summary["p50_us"], 180.0);
     assert_eq!(summary["p99_us"], 540.0);
     assert_eq!(summary["startup_s"], 0.21);
+    assert_eq!(row["startup_split"]["runtime_ready_s"], 0.08);
+    assert_eq!(summary["startup_split"]["app_loaded_s"], 0.19);
     // Behind hyper, hono-patched and express.
     assert_eq!(summary["rank"], 4);
     // A row without rounds has a summary of nothing measured.
