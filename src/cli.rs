@@ -318,9 +318,10 @@ fn long_version() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
         let mut text = format!(
-            "{}\nengine: {}\n",
+            "{}\nengine: {}\nsnapshot: {}\n",
             env!("CARGO_PKG_VERSION"),
-            crate::engine::engine_name()
+            crate::engine::engine_name(),
+            crate::engine::snapshot::describe()
         );
         let frameworks = &crate::engine::embedded::vendor_manifest().frameworks;
         if frameworks.is_empty() {

@@ -4,8 +4,8 @@
 // (`ext:` specifiers) and leave it to the embedder to decide which globals
 // exist (Deno does this in runtime/js/98_global_scope_shared.js). We install
 // the Web APIs a server-side framework expects, plus `crypto` backed by our
-// own ops, and then remove `Deno` and `__bootstrap` so app code cannot reach
-// deno_core's op table directly: the sandbox is the set of ops we register,
+// own ops; the host then removes `Deno` and `__bootstrap` so app code cannot
+// reach deno_core's op table directly: the sandbox is the set of ops we register,
 // and app code only sees them through the globals below.
 import { core } from "ext:core/mod.js";
 import {
@@ -205,5 +205,7 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
 });
 
 void webidl;
-delete globalThis.Deno;
-delete globalThis.__bootstrap;
+// `Deno` and `__bootstrap` are deleted by the host once the runtime is
+// built (src/engine/mod.rs, `Engine::new`), not here: with the startup
+// snapshot, deno_core binds the ops a runtime adds (the adapter's) through
+// `Deno.core` after this module ran, so it must still be there then.

@@ -14,7 +14,11 @@
 // fastify instance (through the node:http shim), or a light response
 // (s200-light; see LIGHT below).
 import { core, primordials } from "ext:core/mod.js";
-import {
+// The adapter's ops, from `core.ops` rather than the `ext:core/ops` module:
+// that module is made once, with the ops of the startup snapshot's
+// extensions (src/engine/snapshot.rs), while this extension's ops are
+// bound later, per runtime, and only into `core.ops`.
+const {
   op_fwbench_heap_exhausted,
   op_fwbench_host_port,
   op_fwbench_register,
@@ -29,7 +33,7 @@ import {
   op_fwbench_respond_typed_text,
   op_fwbench_stream_close,
   op_fwbench_stream_write,
-} from "ext:core/ops";
+} = core.ops;
 
 const { ObjectPrototypeIsPrototypeOf, TypedArrayPrototypeGetSymbolToStringTag } =
   primordials;

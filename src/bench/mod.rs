@@ -139,6 +139,7 @@ pub fn list() -> anyhow::Result<()> {
 /// not a panic as `println!` would make them).
 fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
     writeln!(out, "engine: {}", crate::engine::engine_name())?;
+    writeln!(out, "snapshot: {}", crate::engine::snapshot::describe())?;
     writeln!(out, "\nframeworks:")?;
     let width = frameworks::FRAMEWORKS
         .iter()

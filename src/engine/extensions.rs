@@ -4,11 +4,17 @@
 //! Our JS is compiled into the binary (`include_str!`) rather than named by
 //! path with deno_core's `esm = [...]` lists, which in deno_core 0.413 are
 //! read from disk at run time unless a startup snapshot is built.
+//!
+//! build.rs compiles this file too (with ops_host.rs and sandbox.rs) to
+//! build the V8 startup snapshot from exactly these extensions: what the
+//! snapshot holds and what a runtime registers must match op for op, so
+//! there is one list. Hence nothing here may depend on the rest of the
+//! crate; `deno_js` swaps in the Deno crates' embedded JS at run time.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use deno_core::{Extension, ExtensionFileSource, ExtensionFileSourceCode};
+use deno_core::{Extension, ExtensionFileSource};
 
 use super::{ops_host, sandbox};
 
@@ -35,30 +41,6 @@ pub fn embedded_source(specifier: &'static str, code: &'static str) -> Extension
 /// The bootstrap module's specifier; it runs once per runtime.
 const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 
-mod deno_sources {
-    include!(concat!(env!("OUT_DIR"), "/deno_sources.rs"));
-}
-
-/// Replaces JS that deno_core would read from disk (by absolute path) with
-/// the copy build.rs compiled in, so the binary does not need the cargo
-/// registry at run time.
-fn embed_js(extension: &mut Extension) {
-    fn swap(files: &mut Cow<'static, [ExtensionFileSource]>) {
-        for file in files.to_mut().iter_mut() {
-            #[allow(deprecated, reason = "the variant deno_core uses for file paths")]
-            if let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code {
-                if let Some((_, code)) = deno_sources::FILES.iter().find(|(p, _)| *p == path) {
-                    *file = embedded_source(file.specifier, code);
-                }
-            }
-        }
-    }
-    swap(&mut extension.js_files);
-    swap(&mut extension.esm_files);
-    swap(&mut extension.lazy_loaded_js_files);
-    swap(&mut extension.lazy_loaded_esm_files);
-}
-
 /// Every extension the engine needs, in dependency order.
 pub fn all() -> Vec<Extension> {
     let mut engine = fwbench_engine::init();
@@ -84,7 +66,7 @@ pub fn all() -> Vec<Extension> {
             include_str!("../../js/runtime/stubs/telemetry_util.js"),
         ),
     ]);
-    let mut all = vec![
+    vec![
         deno_webidl::deno_webidl::init(),
         deno_web::deno_web::init(
             Arc::new(deno_web::BlobStore::default()),
@@ -94,7 +76,5 @@ pub fn all() -> Vec<Extension> {
         ),
         deno_fetch::deno_fetch::init(deno_fetch::Options::default()),
         engine,
-    ];
-    all.iter_mut().for_each(embed_js);
-    all
+    ]
 }

@@ -8,7 +8,10 @@
 //! - `embedded`: the JS compiled into the binary;
 //! - `sandbox`: the deny-everything permissions;
 //! - `limits`: the watchdog for runaway loops and the heap limit;
-//! - `heap_stats`: allocation and GC counters from the engine's own hooks.
+//! - `heap_stats`: allocation and GC counters from the engine's own hooks;
+//! - `snapshot`, `snapshot_seal`: the V8 startup snapshot build.rs builds
+//!   from `extensions`, and the check that it matches them;
+//! - `deno_js`: the Deno crates' JS, compiled in.
 //!
 //! All engine access goes through deno_core's API, so V8 (feature `v8`,
 //! the default) and the QuickJS-ng backend (feature `quickjs`, the build
@@ -22,6 +25,7 @@ compile_error!(
 #[cfg(not(any(feature = "v8", feature = "quickjs")))]
 compile_error!("choose a JS engine: the feature `v8` (the default) or `quickjs`");
 
+mod deno_js;
 pub mod embedded;
 mod extensions;
 pub mod flags;
@@ -30,6 +34,8 @@ mod limits;
 pub mod loader;
 mod ops_host;
 mod sandbox;
+pub mod snapshot;
+mod snapshot_seal;
 
 use std::future::{poll_fn, Future};
 use std::path::PathBuf;
@@ -139,15 +145,30 @@ impl Engine {
     /// (e.g. the adapter's ops and JS).
     pub fn new(options: &EngineOptions, extensions: Vec<Extension>) -> anyhow::Result<Self> {
         let mut all = extensions::all();
+        all.iter_mut().for_each(deno_js::embed_js);
+        // Fingerprinted before the caller's extensions are added: the
+        // snapshot holds only the engine's own, which come first.
+        let startup_snapshot = snapshot::startup(&all)?;
         all.extend(extensions);
         let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(Rc::new(loader::HostModuleLoader::new(options.app_root.clone()))),
             extensions: all,
+            startup_snapshot,
             create_params: Some(create_params),
             ..Default::default()
         })
         .context("failed to create the JS runtime")?;
+        // App code must not reach deno_core's op table: the sandbox is the
+        // set of ops registered, seen only through the globals the
+        // bootstrap installed. Deleted now rather than by the bootstrap,
+        // which runs before a snapshot's runtime binds the ops added to it.
+        runtime
+            .execute_script(
+                "ext:fwbench_engine/seal_globals.js",
+                "delete globalThis.Deno; delete globalThis.__bootstrap;",
+            )
+            .context("failed to create the JS runtime: removing `Deno` failed")?;
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::start(handle, options.cpu_limit);
         runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());
