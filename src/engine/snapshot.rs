@@ -62,19 +62,20 @@ pub fn startup(extensions: &[Extension]) -> anyhow::Result<Option<&'static [u8]>
     // The contents are checked once per process; the fingerprint at every
     // runtime, since it depends on the extensions passed.
     static INTACT: OnceLock<Result<(), Refused>> = OnceLock::new();
-    let fingerprint = fingerprint(extensions);
-    let intact = INTACT.get_or_init(|| snapshot_seal::open(sealed, fingerprint, true).map(drop));
-    let opened = intact
+    INTACT
+        .get_or_init(|| snapshot_seal::verify(sealed))
         .clone()
-        .and_then(|()| snapshot_seal::open(sealed, fingerprint, false));
-    opened.map(Some).map_err(|refused| refusal(&refused))
+        .and_then(|()| snapshot_seal::open(sealed, fingerprint(extensions)))
+        .map(Some)
+        .map_err(|refused| refusal(&refused))
 }
 
 /// Checks `sealed` as [`startup`] checks the built-in snapshot, against the
 /// engine's own extensions; for tests of the seal.
 pub fn check(sealed: &[u8]) -> anyhow::Result<()> {
     let fingerprint = fingerprint(&super::extensions::all());
-    snapshot_seal::open(sealed, fingerprint, true)
+    snapshot_seal::verify(sealed)
+        .and_then(|()| snapshot_seal::open(sealed, fingerprint))
         .map(drop)
         .map_err(|refused| refusal(&refused))
 }

@@ -115,31 +115,47 @@ pub fn seal(payload: &[u8], fingerprint: u64) -> Vec<u8> {
     sealed
 }
 
-/// The payload of `sealed` if it was sealed for `fingerprint` and is
-/// intact; the checksum is checked only when `verify_contents` is set (it
-/// reads every byte: once per process is enough).
-pub fn open(sealed: &[u8], fingerprint: u64, verify_contents: bool) -> Result<&[u8], Refused> {
-    if sealed.len() < HEADER_LEN || &sealed[..8] != MAGIC {
-        return Err(Refused::NotASnapshot);
-    }
-    let field = |at: usize| u64::from_le_bytes(sealed[at..at + 8].try_into().expect("8 bytes"));
-    let sealed_for = field(8);
+/// The payload of `sealed` if it was sealed for `fingerprint` and its
+/// length is right. Its checksum is [`verify`]'s: it reads every byte, and
+/// once per process is enough.
+pub fn open(sealed: &[u8], fingerprint: u64) -> Result<&[u8], Refused> {
+    let payload = payload(sealed)?;
+    let sealed_for = field(sealed, 8);
     if sealed_for != fingerprint {
         return Err(Refused::OtherBinary {
             sealed_for,
             expected: fingerprint,
         });
     }
+    Ok(payload)
+}
+
+/// Whether `sealed`'s payload matches its checksum.
+pub fn verify(sealed: &[u8]) -> Result<(), Refused> {
+    let payload = payload(sealed)?;
+    let mut checksum = Hash::new();
+    checksum.bytes(payload);
+    if checksum.0 == field(sealed, 24) {
+        Ok(())
+    } else {
+        Err(Refused::Corrupt)
+    }
+}
+
+/// The payload after the header, if the header is one and its length field
+/// matches.
+fn payload(sealed: &[u8]) -> Result<&[u8], Refused> {
+    if sealed.len() < HEADER_LEN || &sealed[..8] != MAGIC {
+        return Err(Refused::NotASnapshot);
+    }
     let payload = &sealed[HEADER_LEN..];
-    if field(16) != payload.len() as u64 {
+    if field(sealed, 16) != payload.len() as u64 {
         return Err(Refused::Corrupt);
     }
-    if verify_contents {
-        let mut checksum = Hash::new();
-        checksum.bytes(payload);
-        if checksum.0 != field(24) {
-            return Err(Refused::Corrupt);
-        }
-    }
     Ok(payload)
+}
+
+/// The little-endian u64 at `at` in a header checked to be whole.
+fn field(sealed: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(sealed[at..at + 8].try_into().expect("8 bytes"))
 }

@@ -8,4 +8,5 @@ mod hostile;
 mod loading;
 mod sandbox;
 mod serve;
+mod snapshot;
 mod stopping;

@@ -1,0 +1,77 @@
+//! The V8 startup snapshot (src/engine/snapshot.rs): this binary starts its
+//! runtimes from it, and a snapshot that does not match the binary, or is
+//! corrupt, is refused with an error instead of being loaded. (That it
+//! serves every framework × scenario is `check`'s test, and that one row's
+//! patched globals stay in its runtime is frameworks::isolation: both run
+//! on the snapshot path whenever this binary has one, which the first test
+//! pins.)
+
+use fwbench::engine::snapshot;
+
+use crate::support::fwbench;
+
+#[test]
+fn the_v8_build_starts_from_its_snapshot_and_says_so() {
+    let version = fwbench(["--version"]);
+    let text = String::from_utf8_lossy(&version.stdout);
+    let list = fwbench(["list"]);
+    let listed = String::from_utf8_lossy(&list.stdout);
+    if cfg!(feature = "v8") {
+        assert!(snapshot::built_in().is_some());
+        assert!(text.contains("snapshot: yes"), "{text}");
+        assert!(listed.contains("snapshot: yes"), "{listed}");
+    } else {
+        assert!(snapshot::built_in().is_none());
+        assert!(text.contains("snapshot: no"), "{text}");
+    }
+}
+
+#[test]
+fn the_built_in_snapshot_passes_its_own_check() {
+    let Some(sealed) = snapshot::built_in() else {
+        return; // QuickJS-ng: no snapshot
+    };
+    snapshot::check(sealed).expect("the binary's own snapshot is accepted");
+}
+
+#[test]
+fn a_corrupt_snapshot_is_refused() {
+    let Some(sealed) = snapshot::built_in() else {
+        return;
+    };
+    // One bit flipped in the middle of V8's data.
+    let mut flipped = sealed.to_vec();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x10;
+    let error = snapshot::check(&flipped).expect_err("a flipped bit is refused");
+    assert!(format!("{error:#}").contains("corrupt"), "{error:#}");
+    // Cut short.
+    let error = snapshot::check(&sealed[..sealed.len() - 100]).expect_err("a cut snapshot is refused");
+    assert!(format!("{error:#}").contains("corrupt"), "{error:#}");
+    // Not a snapshot at all.
+    let error = snapshot::check(b"not a snapshot").expect_err("garbage is refused");
+    assert!(
+        format!("{error:#}").contains("not an fwbench startup snapshot"),
+        "{error:#}"
+    );
+}
+
+#[test]
+fn a_snapshot_of_other_extensions_is_refused_with_what_to_do() {
+    let Some(sealed) = snapshot::built_in() else {
+        return;
+    };
+    // The seal's fingerprint (bytes 8..16) as another build would write it.
+    let mut other = sealed.to_vec();
+    other[8] ^= 0xff;
+    let error = format!("{:#}", snapshot::check(&other).expect_err("refused"));
+    assert!(error.contains("built for other extensions"), "{error}");
+    assert!(error.contains("rebuild fwbench"), "{error}");
+    // A runtime that registers other extensions than the snapshot holds
+    // (here: none) refuses the built-in one.
+    let error = snapshot::startup(&[]).expect_err("refused for other extensions");
+    assert!(
+        format!("{error:#}").contains("built for other extensions"),
+        "{error:#}"
+    );
+}
