@@ -142,7 +142,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also write the JSON results here (bench: report.json; sweep:
-    /// sweep.json).
+    /// sweep.json); `--json=FILE` works too, as in `load`.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Also write the CSV (one line per row, or per framework and depth, and

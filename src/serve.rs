@@ -60,7 +60,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
-    let (display, kind, engine_name, workers, telemetry) = match target {
+    let (display, style, engine_name, workers, telemetry) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             // Loading runs app code, which may hang until a limit stops it:
@@ -86,7 +86,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             (
                 display,
-                format!("{} app", server.kind),
+                format!("{} app", server.app_style),
                 engine::engine_name(),
                 server.workers,
                 server.telemetry,
@@ -108,7 +108,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         open_telemetry(fd, telemetry)?;
     }
     println!(
-        "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}]",
+        "fwbench serving {display} ({style}) on http://{bound}/ with {} worker{} [{engine_name}]",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
     );

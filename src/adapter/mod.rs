@@ -174,8 +174,8 @@ impl Workers {
 
 /// A running server, ready to take requests.
 pub struct Server {
-    /// The app kind the workers recognized (fetch, express, fastify, …).
-    pub kind: String,
+    /// The app style the workers recognized (fetch, express, fastify, …).
+    pub app_style: String,
     /// Its worker threads.
     pub workers: Workers,
     /// Their allocation and GC counters, for the telemetry channel.
@@ -203,10 +203,10 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
         }
     };
     let workers = Workers::spawn(&listener, config.workers, "fwbench-worker", body)?;
-    let mut kind = None;
+    let mut app_style = None;
     for _ in 0..workers.count() {
         match ready_rx.recv() {
-            Ok(Ok(k)) => kind = Some(k),
+            Ok(Ok(style)) => app_style = Some(style),
             Ok(Err(error)) => {
                 workers.shutdown();
                 return Err(error);
@@ -215,7 +215,7 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
         }
     }
     Ok(Server {
-        kind: kind.unwrap_or_default(),
+        app_style: app_style.unwrap_or_default(),
         workers,
         telemetry,
     })

@@ -91,7 +91,7 @@ impl MethodNames {
 }
 
 /// Builds a runtime, loads the app and installs it; returns the driver and
-/// the kind of app recognized (fetch, express, fastify, …).
+/// the app style recognized (fetch, express, fastify, …).
 pub(super) async fn load(
     spec: &AppSpec,
     table: &Rc<RequestTable>,
@@ -116,11 +116,11 @@ pub(super) async fn load(
         let _in_js = watchdog.enter();
         runtime.call_with_args(&set_app, &[default_export])
     };
-    let kind = engine.settle(installed).await?;
-    let kind = {
+    let style = engine.settle(installed).await?;
+    let style = {
         let runtime = engine.runtime();
         deno_core::scope!(scope, runtime);
-        v8::Local::new(scope, kind).to_rust_string_lossy(scope)
+        v8::Local::new(scope, style).to_rust_string_lossy(scope)
     };
     let methods = {
         let runtime = engine.runtime();
@@ -135,7 +135,7 @@ pub(super) async fn load(
             heap: heap.clone(),
             waker_left: false,
         },
-        kind,
+        style,
     ))
 }
 
@@ -291,7 +291,7 @@ pub(super) async fn expire_handlers(table: Rc<RequestTable>) {
 }
 
 /// Runs one worker on the current thread until shutdown. `ready` receives
-/// the recognized app kind, or the load error.
+/// the recognized app style, or the load error.
 pub fn run(
     listener: std::net::TcpListener,
     spec: AppSpec,
@@ -311,7 +311,7 @@ pub fn run(
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async move {
-        let host: Rc<str> = listener
+        let listen_addr: Rc<str> = listener
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_default()
@@ -329,8 +329,8 @@ pub fn run(
             .await
             .with_context(|| format!("failed to load {}", spec.display))
         {
-            Ok((driver, kind)) => {
-                let _ = ready.send(Ok(kind));
+            Ok((driver, style)) => {
+                let _ = ready.send(Ok(style));
                 driver
             }
             Err(error) => {
@@ -340,9 +340,9 @@ pub fn run(
         };
         let config = table.config.clone();
         let make_service = || {
-            let (table, host) = (table.clone(), host.clone());
+            let (table, listen_addr) = (table.clone(), listen_addr.clone());
             let known_host = service::KnownHost::default();
-            service_fn(move |request| service::handle(&table, request, &host, &known_host))
+            service_fn(move |request| service::handle(&table, request, &listen_addr, &known_host))
         };
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of

@@ -99,9 +99,17 @@ pub struct LoadArgs {
     #[arg(long, value_name = "FILE")]
     pub hdr_out: Option<PathBuf>,
 
-    /// Print the report as JSON instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    /// The report as JSON: `--json` prints it instead of the human summary;
+    /// `--json=FILE` writes it to FILE as well, as `bench --json FILE` does
+    /// (`--json=-` is stdout).
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "-"
+    )]
+    pub json: Option<PathBuf>,
 
     /// No live progress line, even on a terminal.
     #[arg(long)]

@@ -59,4 +59,4 @@ pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;
 pub(crate) use svg::{draw_title, SCENARIO_COLORS, TITLE_HEIGHT};
 pub use table::{Align, Table};
-pub use text::{write_markdown, write_terminal};
+pub use text::{run_header, write_markdown, write_terminal};
