@@ -68,6 +68,12 @@ pub enum Command {
     /// overlap.
     #[command(after_help = EXIT_STATUS)]
     Compare(crate::report::CompareArgs),
+    /// Add several `fwbench load --json=FILE` reports (e.g. the segments of
+    /// one load, `load --segment K/N`, run from several machines) into one:
+    /// counts summed, latency histograms added exactly, req/s over the
+    /// union of their windows; runs that never overlapped are refused.
+    #[command(after_help = EXIT_STATUS)]
+    Merge(crate::report::merge::MergeArgs),
 }
 
 /// Which rows a command covers: frameworks × scenarios.

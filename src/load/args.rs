@@ -49,6 +49,13 @@ pub struct LoadArgs {
     #[arg(long, value_parser = parse_duration, default_value = "0s")]
     pub warmup: Duration,
 
+    /// Run only part K of N of this load: its share of the connections, of
+    /// -n and of --rate (the N parts add up to exactly the whole), so N
+    /// load generators together send what one would; `fwbench merge` adds
+    /// their --json reports into one. E.g. --segment 2/3.
+    #[arg(long, value_name = "K/N")]
+    pub segment: Option<super::segment::Segment>,
+
     /// Requests written back to back on a connection before reading the
     /// answers (closed loop only).
     #[arg(long, default_value_t = 1, value_parser = parse_pipeline)]

@@ -43,7 +43,7 @@ mod collector;
 mod conn;
 mod cpu;
 mod error;
-mod histogram;
+pub mod histogram;
 mod limits;
 mod monitor;
 mod pacer;
@@ -51,6 +51,7 @@ mod plan;
 mod printer;
 mod report;
 mod response;
+mod segment;
 mod target;
 mod validate;
 mod worker;
@@ -72,7 +73,8 @@ pub use limits::{
 };
 pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
-pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};
+pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict, WallWindow};
+pub use segment::Segment;
 pub use target::{is_loopback, parse_target, Target, TargetError};
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
 

@@ -40,6 +40,7 @@ pub mod compare;
 mod csv;
 mod format;
 mod json;
+pub mod merge;
 pub mod model;
 pub mod summary;
 mod svg;

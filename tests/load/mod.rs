@@ -9,6 +9,8 @@ use fwbench::load::{self, ExpectHeader, LoadError, LoadPlan, LoadReport, Verdict
 
 use crate::support::servers::{ok, out_of_turn, raw, scripted, Action};
 
+mod segments;
+
 fn plan(url: &str) -> LoadPlan {
     let mut p = LoadPlan::new(url).expect("valid plan");
     p.connections = 4;
