@@ -306,6 +306,16 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
         format::cpus(&a.pinning.load_cpus),
         format::cpus(&b.pinning.load_cpus),
     );
+    // Different request headers are a different experiment, per scenario.
+    for scenario in union(&a.scenarios, &b.scenarios) {
+        if a.scenarios.contains(&scenario) && b.scenarios.contains(&scenario) {
+            differ(
+                &format!("request headers of {scenario}"),
+                a.header_set(&scenario).to_owned(),
+                b.header_set(&scenario).to_owned(),
+            );
+        }
+    }
     let applied = |applied: bool| if applied { "applied" } else { "not applied" }.to_owned();
     differ("pinning", applied(a.pinning.applied), applied(b.pinning.applied));
     match (a.options.as_object(), b.options.as_object()) {

@@ -11,9 +11,10 @@ use crate::report::{printable, Align, Table, CLIENT_BOUND};
 pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "fwbench sweep: scenario {}, depths {}  [engine {}]",
+        "fwbench sweep: scenario {}, depths {}, request headers {}  [engine {}]",
         printable(&sweep.scenario),
         join(&sweep.depths),
+        printable(&sweep.header_set),
         sweep.tool.engine
     )?;
     for warning in &sweep.warnings {
