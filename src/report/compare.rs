@@ -477,6 +477,30 @@ mod tests {
     }
 
     #[test]
+    fn runs_that_sent_other_header_sets_say_so_per_scenario() {
+        let report = |sets: &[(&str, &str)]| {
+            let mut report = BenchReport::new(
+                Default::default(),
+                Default::default(),
+                Default::default(),
+                serde_json::json!({}),
+                "2026-12-01T00:00:00Z",
+            );
+            report.scenarios = vec!["hello".into(), "mw".into()];
+            report.header_sets = sets.iter().map(|(s, h)| (s.to_string(), h.to_string())).collect();
+            report
+        };
+        // A report from before header sets sent minimal everywhere.
+        let old = report(&[]);
+        let browser_hello = report(&[("hello", "browser"), ("mw", "minimal")]);
+        assert_eq!(
+            differences(&old, &browser_hello),
+            ["request headers of hello: A minimal, B browser"]
+        );
+        assert!(differences(&browser_hello, &browser_hello).is_empty());
+    }
+
+    #[test]
     fn union_keeps_first_order() {
         let a = vec!["x".to_owned(), "y".to_owned()];
         let b = vec!["z".to_owned(), "x".to_owned()];
