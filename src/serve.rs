@@ -46,6 +46,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         };
         let mut scenario = scenario::resolve(args.scenario.as_deref().unwrap_or_default())?;
         scenario.depth = args.depth.map(usize::from);
+        scenario.headers = args.headers;
         return framework_cost::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
     }
     let address = SocketAddr::new(args.host, args.port);

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::limits::MAX_PIPELINE;
+use crate::header_sets::HeaderSet;
 
 /// Flags of `fwbench load URL [options]`.
 #[derive(Debug, Clone, clap::Args)]
@@ -71,9 +72,19 @@ pub struct LoadArgs {
     #[arg(short = 'm', long, default_value = "GET")]
     pub method: String,
 
-    /// Request header 'name: value'; repeatable.
+    /// Request header 'name: value'; repeatable. A -H header replaces the
+    /// --headers set's header of the same name.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
     pub headers: Vec<HeaderArg>,
+
+    /// A request header set sent with every request besides the -H
+    /// headers: minimal (none), browser (a desktop Chrome's same-origin
+    /// fetch, with 600 bytes of cookies) or api (an API client with a
+    /// bearer token); docs/header-sets.md lists each. The set's headers
+    /// come first, in its order; a -H header of the same name takes its
+    /// place.
+    #[arg(long = "headers", value_name = "SET", value_parser = parse_header_set)]
+    pub header_set: Option<HeaderSet>,
 
     /// Request body text.
     #[arg(long, conflicts_with = "body_file")]
@@ -203,6 +214,11 @@ fn parse_status(text: &str) -> Result<u16, String> {
             "invalid status '{text}': expected a three-digit HTTP status like 200"
         )),
     }
+}
+
+/// Parses `--headers SET`, naming the sets on a bad value.
+pub fn parse_header_set(text: &str) -> Result<HeaderSet, String> {
+    text.parse()
 }
 
 /// Parses `-H 'name: value'`.

@@ -124,11 +124,12 @@ impl LoadPlan {
         plan.rate = args.rate;
         plan.timeout = args.timeout;
         plan.request.method = args.method.clone();
-        plan.request.headers = args
+        let own: Vec<(String, String)> = args
             .headers
             .iter()
             .map(|h| (h.name.clone(), h.value.clone()))
             .collect();
+        plan.request.headers = args.header_set.unwrap_or_default().compose(&own);
         plan.request.body = match (&args.body, &args.body_file) {
             (Some(text), _) => text.clone().into_bytes(),
             (None, Some(path)) => read_capped(path, MAX_BODY_BYTES as u64)

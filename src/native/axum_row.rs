@@ -1,4 +1,5 @@
-//! The `axum` row: a router per scenario; the mw chain is `depth` axum
+//! The `axum` row: a router per scenario (hello and param read `accept`,
+//! as the JS apps do); the mw chain is `depth` axum
 //! middleware layers, each reading `x-test` and stamping its header after
 //! the handler ran (`next.run(request).await`, then write), the third also
 //! storing its elapsed time.
@@ -6,7 +7,7 @@
 use std::time::Instant;
 
 use axum::extract::{Path, Request};
-use axum::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use axum::http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -17,7 +18,7 @@ use super::{link_header, Elapsed, Scenario, HELLO_JSON, TIMED_LINK};
 /// The router for `scenario`.
 pub fn router(scenario: Scenario) -> Router {
     match scenario {
-        Scenario::Hello => Router::new().route("/", get(hello)),
+        Scenario::Hello => Router::new().route("/", get(hello_reading_accept)),
         Scenario::Param => Router::new().route("/user/{id}", get(user)),
         Scenario::Mw(depth) => {
             // Layers wrap outside-in: the last added runs first, so add
@@ -43,7 +44,16 @@ async fn hello() -> Response {
         .into_response()
 }
 
-async fn user(Path(id): Path<String>) -> Response {
+/// hello's handler: reads `accept`, as the JS apps do (scenarios/hello.js
+/// says why), then answers as [`hello`]. `HeaderMap` as an extractor would
+/// clone every header, so the handler reads them from the request.
+async fn hello_reading_accept(request: Request) -> Response {
+    std::hint::black_box(request.headers().get(ACCEPT));
+    hello().await
+}
+
+async fn user(Path(id): Path<String>, request: Request) -> Response {
+    std::hint::black_box(request.headers().get(ACCEPT));
     (
         [(
             CONTENT_TYPE,

@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Incoming;
@@ -28,6 +28,11 @@ pub type Chain = BoxCloneService<Request<Incoming>, Response<Full<Bytes>>, Infal
 /// Answers one request for `scenario` (for mw, the handler at the chain's
 /// end).
 pub async fn handle<B>(scenario: Scenario, request: Request<B>) -> Result<Response<Full<Bytes>>, Infallible> {
+    if !matches!(scenario, Scenario::Mw(_)) {
+        // hello and param read `accept`, as their JS apps do (mw's links
+        // read `x-test` instead): scenarios/hello.js says why.
+        std::hint::black_box(request.headers().get(ACCEPT));
+    }
     let path = request.uri().path();
     let response = match (scenario, path) {
         (Scenario::Hello, "/") | (Scenario::Mw(_), "/mw") => json(HELLO_JSON),

@@ -161,6 +161,9 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
         report.wall_time_s,
         &rounds,
     );
+    if let Some(line) = header_sets_line(report) {
+        lines.push(line);
+    }
     lines.extend(report.warnings.iter().map(|w| format!("WARNING: {w}")));
     lines
 }
@@ -212,6 +215,33 @@ pub fn run_header(
         ),
         pinned,
     ]
+}
+
+/// `request headers: browser`, or per set the scenarios that sent it when
+/// they differ (`request headers: browser (hello, mw) · minimal (param)`);
+/// nothing for a report that recorded none.
+fn header_sets_line(report: &BenchReport) -> Option<String> {
+    if report.header_sets.is_empty() {
+        return None;
+    }
+    let mut by_set: Vec<(&str, Vec<&str>)> = Vec::new();
+    for scenario in &report.scenarios {
+        let set = report.header_set(scenario);
+        match by_set.iter_mut().find(|(s, _)| *s == set) {
+            Some((_, scenarios)) => scenarios.push(scenario),
+            None => by_set.push((set, vec![scenario])),
+        }
+    }
+    let sets = match by_set.as_slice() {
+        [] => return None,
+        [(set, _)] => (*set).to_owned(),
+        _ => by_set
+            .iter()
+            .map(|(set, scenarios)| format!("{set} ({})", scenarios.join(", ")))
+            .collect::<Vec<_>>()
+            .join(" · "),
+    };
+    Some(format!("request headers: {sets} (docs/header-sets.md)"))
 }
 
 /// The reference's table: one line per framework, one column per scenario.

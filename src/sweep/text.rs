@@ -10,9 +10,10 @@ use crate::report::{printable, Align, Table, CLIENT_BOUND};
 /// Writes the sweep's table, its reading guide and any warnings.
 pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
     let extent = format!(
-        "sweep of scenario {}, depths {}",
+        "sweep of scenario {}, depths {}, request headers {}",
         printable(&sweep.scenario),
-        join(&sweep.depths)
+        join(&sweep.depths),
+        printable(&sweep.header_set)
     );
     let header = crate::report::run_header(
         &sweep.tool,

@@ -4,6 +4,7 @@
 
 mod anatomy;
 mod exit_status;
+mod headers;
 mod sweep;
 
 use std::path::{Path, PathBuf};
