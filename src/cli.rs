@@ -73,7 +73,8 @@ pub enum Command {
 /// Which rows a command covers: frameworks × scenarios.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Built-in scenarios, comma-separated (default: all: hello, param, mw).
+    /// Built-in scenarios, comma-separated (default: hello, param, mw; the
+    /// others, listed by `fwbench list`, run when named).
     #[arg(long, value_name = "SCENARIO,...")]
     pub only: Option<String>,
     /// Frameworks, comma-separated (default: all; see `fwbench list`).

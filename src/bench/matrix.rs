@@ -89,7 +89,10 @@ pub fn scenarios(only: Option<&str>, files: &[String]) -> anyhow::Result<Vec<Sce
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
             .collect(),
-        None if files.is_empty() => scenario::builtin_names(),
+        None if files.is_empty() => scenario::DEFAULT_RUN
+            .iter()
+            .map(|&name| name.to_owned())
+            .collect(),
         None => Vec::new(),
     };
     for name in names {

@@ -47,6 +47,13 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
     let rows = matrix.rows();
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let scenario_width = matrix
+        .scenarios
+        .iter()
+        .map(|s| s.source.label().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.label();
@@ -55,7 +62,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 skipped += 1;
                 writeln!(
                     out,
-                    "skip    {:<8} {:<width$}  {}",
+                    "skip    {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     printable(reason)
@@ -82,7 +89,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
         match outcome {
             Ok(startup) => writeln!(
                 out,
-                "ok      {:<8} {:<width$}  started in {:.2} s",
+                "ok      {:<scenario_width$} {:<width$}  started in {:.2} s",
                 printable(name),
                 row.framework.name,
                 startup.as_secs_f64()
@@ -98,7 +105,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 let lines: Vec<_> = text.lines().map(printable).collect();
                 writeln!(
                     out,
-                    "FAILED  {:<8} {:<width$}  {}",
+                    "FAILED  {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     lines.join("\n        ")
@@ -151,20 +158,34 @@ fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
     }
     writeln!(
         out,
-        "\nscenarios (built in; pass --scenario FILE for your own, format in scenarios/README.md):"
+        "\nscenarios (built in; `bench` and `check` run {} unless --only names others; \
+         pass --scenario FILE for your own, format in scenarios/README.md):",
+        crate::scenario::DEFAULT_RUN.join(", ")
     )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let scenarios = runtime.block_on(matrix::load(matrix::scenarios(None, &[])?));
+    let all = crate::scenario::builtin_names().join(",");
+    let scenarios = runtime.block_on(matrix::load(matrix::scenarios(Some(&all), &[])?));
+    let width = scenarios.iter().map(|s| s.source.name.len()).max().unwrap_or(0);
+    let request =
+        |info: &crate::scenario::ScenarioInfo| format!("{} {}", info.request.method, info.request.path);
+    let request_width = scenarios
+        .iter()
+        .filter_map(|s| s.info.as_ref().ok())
+        .map(|info| request(info).len())
+        .max()
+        .unwrap_or(0);
     for scenario in &scenarios {
+        let name = &scenario.source.name;
         match &scenario.info {
             Ok(info) => writeln!(
                 out,
-                "  {:<8} {} {:<10} {}",
-                scenario.source.name, info.request.method, info.request.path, info.description
+                "  {name:<width$}  {:<request_width$}  {}",
+                request(info),
+                info.description
             )?,
-            Err(error) => writeln!(out, "  {:<8} (fails to load: {error})", scenario.source.name)?,
+            Err(error) => writeln!(out, "  {name:<width$}  (fails to load: {error})")?,
         }
     }
     Ok(())

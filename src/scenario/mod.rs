@@ -69,6 +69,12 @@ pub fn at_depth_label(name: &str, depth: Option<usize>) -> String {
     }
 }
 
+/// The built-in scenarios a command runs when none is named (`bench`,
+/// `check` without `--only`): the article's three, about 3½ minutes of
+/// `bench`. The other built-ins (json-post, error, big-json, stream, routes,
+/// routes-miss) run when named.
+pub const DEFAULT_RUN: &[&str] = &["hello", "param", "mw"];
+
 /// The built-in scenarios' names, sorted.
 pub fn builtin_names() -> Vec<String> {
     embedded::paths_under("scenarios/")
