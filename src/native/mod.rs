@@ -24,6 +24,7 @@ mod server;
 mod shapes;
 
 pub use server::start;
+pub use shapes::{routes, Route};
 
 /// A built-in scenario a native row implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -171,6 +171,16 @@ mod tests {
     }
 
     #[test]
+    fn the_default_run_is_the_articles_three_built_ins() {
+        let builtins = builtin_names();
+        assert_eq!(DEFAULT_RUN, ["hello", "param", "mw"]);
+        assert!(DEFAULT_RUN.iter().all(|name| builtins.iter().any(|b| b == name)));
+        // The route table's data file is no scenario of its own.
+        assert!(builtins.iter().all(|name| !name.contains('/')), "{builtins:?}");
+        assert!(builtins.len() > DEFAULT_RUN.len(), "{builtins:?}");
+    }
+
+    #[test]
     fn missing_files_are_reported_by_path() {
         let error = resolve("./missing/scenario.js").unwrap_err().to_string();
         assert!(error.contains("./missing/scenario.js"), "{error}");
