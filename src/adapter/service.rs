@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 
 use bytes::BytesMut;
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
+use http_body_util::Either;
 use hyper::body::{Body, Incoming};
 
 use super::body::ResBody;
@@ -176,7 +177,12 @@ pub fn handle(
         method, mut headers, ..
     } = parts;
     detach_values(&mut headers);
-    let id = table.submit(Slot::new(method, url, headers, has_body.then_some(body)));
+    let id = table.submit(Slot::new(
+        method,
+        url,
+        headers,
+        has_body.then_some(Either::Left(body)),
+    ));
     Answer::Waiting(table.clone(), id)
 }
 

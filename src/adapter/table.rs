@@ -18,12 +18,18 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write as _;
 use std::task::{Context, Poll, Waker};
 
+use bytes::Bytes;
 use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
+use http_body_util::{Either, Full};
 use hyper::body::Incoming;
 
 use super::body::{ResBody, StreamSender};
 use super::ServeConfig;
+
+/// A request body: hyper's stream from a connection, or the whole body of
+/// a request made in-process (the in-runtime run's synthetic request).
+pub type ReqBody = Either<Incoming, Full<Bytes>>;
 
 /// One request waiting for JS.
 pub struct Slot {
@@ -34,7 +40,7 @@ pub struct Slot {
     path_start: usize,
     pub headers: http::HeaderMap,
     /// The request body, if it has one; taken while a read is in flight.
-    pub body: Option<Incoming>,
+    pub body: Option<ReqBody>,
     /// Body bytes read so far, checked against the limit.
     pub body_read: usize,
     /// The service future waiting for the answer, once it has been polled.
@@ -49,7 +55,7 @@ impl Slot {
         method: Method,
         (url, path_start): (String, usize),
         headers: http::HeaderMap,
-        body: Option<Incoming>,
+        body: Option<ReqBody>,
     ) -> Self {
         Self {
             method,
