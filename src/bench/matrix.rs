@@ -89,9 +89,10 @@ pub fn scenarios(only: Option<&str>, files: &[String]) -> anyhow::Result<Vec<Sce
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
             .collect(),
-        None if files.is_empty() => scenario::DEFAULT_RUN
-            .iter()
-            .map(|&name| name.to_owned())
+        // In the built-ins' (sorted) order, as before there were others.
+        None if files.is_empty() => scenario::builtin_names()
+            .into_iter()
+            .filter(|name| scenario::DEFAULT_RUN.contains(&name.as_str()))
             .collect(),
         None => Vec::new(),
     };
