@@ -271,7 +271,8 @@ pub struct ServeArgs {
     /// hono-patched, express, fastify, elysia).
     #[arg(long, requires = "scenario")]
     pub framework: Option<String>,
-    /// A built-in scenario (hello, param, mw) or a scenario file's path.
+    /// A built-in scenario (`fwbench list` names them: hello, param, mw, json-post, ...) or a
+    /// scenario file's path.
     #[arg(long, requires = "framework")]
     pub scenario: Option<String>,
     /// For a scenario with a depth parameter (mw: its middleware chain),

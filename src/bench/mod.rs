@@ -48,6 +48,13 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
     let rows = matrix.rows();
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let scenario_width = matrix
+        .scenarios
+        .iter()
+        .map(|s| s.source.label().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.label();
@@ -56,7 +63,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 skipped += 1;
                 writeln!(
                     out,
-                    "skip    {:<8} {:<width$}  {}",
+                    "skip    {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     printable(reason)
@@ -84,7 +91,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
         match outcome {
             Ok(startup) => writeln!(
                 out,
-                "ok      {:<8} {:<width$}  started in {:.2} s",
+                "ok      {:<scenario_width$} {:<width$}  started in {:.2} s",
                 printable(name),
                 row.framework.name,
                 startup.as_secs_f64()
@@ -100,7 +107,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 let lines: Vec<_> = text.lines().map(printable).collect();
                 writeln!(
                     out,
-                    "FAILED  {:<8} {:<width$}  {}",
+                    "FAILED  {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     lines.join("\n        ")

@@ -179,6 +179,13 @@ mod tests {
     }
 
     #[test]
+    fn the_route_tables_data_file_is_no_scenario_of_its_own() {
+        let builtins = builtin_names();
+        assert!(builtins.iter().all(|name| !name.contains('/')), "{builtins:?}");
+        assert!(builtins.len() > 3, "{builtins:?}");
+    }
+
+    #[test]
     fn missing_files_are_reported_by_path() {
         let error = resolve("./missing/scenario.js").unwrap_err().to_string();
         assert!(error.contains("./missing/scenario.js"), "{error}");

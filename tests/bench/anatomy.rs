@@ -215,19 +215,20 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
 /// request with no socket. A native row has no runtime to measure.
 #[test]
 fn serve_in_runtime_prints_one_json_line_and_refuses_native_rows() {
-    // hono-patched streams its body (written by JS while it is read),
-    // express goes through the node bridge, and echo.js POSTs a JSON body
-    // each framework parses its own way.
-    let echo = fixture("frameworks/scenarios/echo.js").display().to_string();
-    let cases = [
+    // hono-patched streams its body (written by JS while it is read), and
+    // express goes through the node bridge; json-post's request has a body
+    // (handed to the app whole, with its content-length), which express,
+    // fastify and hono each parse their own way; stream's answers come in
+    // chunks.
+    for (framework, scenario) in [
         ("s200", "hello"),
         ("hono-patched", "mw"),
         ("express", "mw"),
-        ("hono", echo.as_str()),
-        ("express", echo.as_str()),
-        ("fastify", echo.as_str()),
-    ];
-    for (framework, scenario) in cases {
+        ("express", "json-post"),
+        ("fastify", "json-post"),
+        ("hono", "json-post"),
+        ("elysia", "stream"),
+    ] {
         let args = [
             "serve",
             "--framework",
