@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use deno_core::{Extension, ExtensionFileSource, ExtensionFileSourceCode};
 
-use super::{ops_host, sandbox};
+use super::{external, ops_host, sandbox};
 
 deno_core::extension!(
     fwbench_engine,
@@ -21,9 +21,21 @@ deno_core::extension!(
         ops_host::op_fwbench_hash,
         ops_host::op_fwbench_timing_safe_equal,
         ops_host::op_fwbench_log,
+        external::op_fwbench_external_reserve,
+        external::op_fwbench_external_release,
     ],
-    state = |state| {
+    options = {
+        budget: Arc<external::ExternalBudget>,
+    },
+    // A Blob's bytes are counted against the runtime's budget for memory
+    // outside the JS heap (see external.rs): our op takes deno_web's place.
+    middleware = |op| match op.name {
+        "op_blob_create_part" => op.with_implementation_from(&external::op_fwbench_blob_create_part()),
+        _ => op,
+    },
+    state = |state, options| {
         state.put(sandbox::deny_all());
+        state.put(options.budget);
     },
 );
 
@@ -59,9 +71,10 @@ fn embed_js(extension: &mut Extension) {
     swap(&mut extension.lazy_loaded_esm_files);
 }
 
-/// Every extension the engine needs, in dependency order.
-pub fn all() -> Vec<Extension> {
-    let mut engine = fwbench_engine::init();
+/// Every extension the engine needs, in dependency order; the runtime's
+/// memory outside its JS heap counts against `budget`.
+pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
+    let mut engine = fwbench_engine::init(budget);
     engine.esm_files = Cow::Owned(vec![embedded_source(
         BOOTSTRAP,
         include_str!("../../js/runtime/bootstrap.js"),

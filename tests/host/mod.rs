@@ -4,8 +4,10 @@
 
 mod faults;
 mod framing;
+mod globals;
 mod hostile;
 mod loading;
+mod outside_heap;
 mod sandbox;
 mod serve;
 mod stopping;
