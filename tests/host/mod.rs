@@ -8,6 +8,7 @@ mod globals;
 mod hostile;
 mod loading;
 mod outside_heap;
+mod property;
 mod sandbox;
 mod serve;
 mod stopping;

@@ -269,6 +269,11 @@ impl Connection {
         }
     }
 
+    /// The socket, for raw writes and reads.
+    pub fn stream(&mut self) -> &mut TcpStream {
+        self.reader.get_mut()
+    }
+
     pub fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) {
         let mut head = format!("{method} {path} HTTP/1.1\r\nhost: test.local\r\n");
         for (name, value) in headers {
