@@ -15,8 +15,8 @@
 //! bootstrapped (deno_core's JS, the Web API layer, our globals), sealed
 //! with the fingerprint of those extensions (src/engine/snapshot_seal.rs).
 //! The extensions come from the very files the binary compiles
-//! (src/engine/extensions.rs with the ops and sandbox it names), so the
-//! snapshot and a runtime register the same ops in the same order.
+//! (src/engine/extensions.rs with the ops, budget and sandbox it names),
+//! so the snapshot and a runtime register the same ops in the same order.
 
 use std::env;
 use std::fs;
@@ -28,6 +28,10 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 #[path = "src/engine/extensions.rs"]
 mod extensions;
+#[cfg(feature = "v8")]
+#[allow(dead_code)]
+#[path = "src/engine/external.rs"]
+mod external;
 #[cfg(feature = "v8")]
 #[allow(dead_code)]
 #[path = "src/engine/ops_host.rs"]
@@ -217,7 +221,12 @@ fn build_snapshot(locked: &[(String, String)]) {
         .iter()
         .find(|(name, _)| name == "deno_core")
         .map_or("?", |(_, version)| version.as_str());
-    let extensions = extensions::all();
+    // The budget is run-time state (OpState), not part of the snapshot:
+    // each runtime brings its own, and with it the ArrayBuffer allocator
+    // that counts against it (engine/mod.rs): a snapshot holds no
+    // allocator, only buffers' bytes, which V8 gives backing stores from
+    // the runtime's allocator when it deserializes them.
+    let extensions = extensions::all(external::ExternalBudget::new(usize::MAX));
     let fingerprint = snapshot_seal::fingerprint(
         &[deno_core::v8::V8::get_version(), deno_core_version],
         &extensions,
@@ -235,7 +244,7 @@ fn build_snapshot(locked: &[(String, String)]) {
     for file in &built.files_loaded_during_snapshot {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    for file in ["extensions.rs", "ops_host.rs", "sandbox.rs", "snapshot_seal.rs"] {
+    for file in ["extensions.rs", "external.rs", "ops_host.rs", "sandbox.rs", "snapshot_seal.rs"] {
         println!("cargo:rerun-if-changed=src/engine/{file}");
     }
     let dest = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("startup_snapshot.bin");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fwbench's whole test suite, from a fresh clone: set-up, then the Rust unit
 # and integration tests (release profile, so the engine is built once), the
-# JS suites under Node's test runner, and the lint gates.
+# JS suites under Node's test runner, a smoke run of benches/runtimes/bench.py
+# and the lint gates.
 #
 #   .ci/test.sh
 set -euo pipefail
@@ -25,6 +26,12 @@ node --test js/s200/ js/runtime/test/
 
 printf '\n== the s200 suite inside the embedded engine\n' >&2
 target/release/fwbench test js/s200
+
+printf '\n== benches/runtimes/bench.py --check (every app starts and answers on fwbench, Node, Deno, hyper)\n' >&2
+# A smoke run of the script the README's Node/Deno figures rest on: it
+# measures nothing, but it catches an app, a flag or a runtime pin that
+# broke.
+FWBENCH=target/release/fwbench python3 benches/runtimes/bench.py --check
 
 printf '\n== cargo fmt --check, cargo clippy -D warnings\n' >&2
 cargo fmt --check

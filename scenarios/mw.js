@@ -7,6 +7,11 @@
 // header store that is serialized at the end. docs/unwind-tax.md's caveats apply:
 // idiomatic, not identical; work-equivalent.
 //
+// What is read: `x-test`, once per link, in each framework's idiom. The
+// request sends it itself, so every link finds it under every header set
+// (`--headers`, docs/header-sets.md), and the first read makes a framework
+// that parses headers lazily parse them all, as hello.js's `accept` does.
+//
 // The chain's length is a parameter: `depth` below is the article's five,
 // and `fwbench sweep` builds the same chain with 0, 1, 2, 4, 8, 16 links
 // (each factory and `expect` receive `{ depth }`) to fit the cost of one

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::header_sets::HeaderSet;
 use crate::load::parse_duration;
+use crate::scenario::Suite;
 
 /// The exit-status contract of every command, shown by `--help`.
 pub const EXIT_STATUS: &str = "\
@@ -68,21 +70,53 @@ pub enum Command {
     /// overlap.
     #[command(after_help = EXIT_STATUS)]
     Compare(crate::report::CompareArgs),
+    /// Add several `fwbench load --json=FILE` reports (e.g. the segments of
+    /// one load, `load --segment K/N`, run from several machines) into one:
+    /// counts summed, latency histograms added exactly, req/s over the
+    /// union of their windows; runs that never overlapped are refused.
+    #[command(after_help = EXIT_STATUS)]
+    Merge(crate::report::merge::MergeArgs),
 }
 
-/// Which rows a command covers: frameworks × scenarios.
+/// Which rows a command covers: frameworks × scenarios, and the request
+/// headers their scenarios send.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Built-in scenarios, comma-separated (default: all: hello, param, mw).
-    #[arg(long, value_name = "SCENARIO,...")]
+    /// Built-in scenarios, comma-separated (default: the default suite:
+    /// hello, param, mw; `fwbench list` names every built-in one).
+    #[arg(long, value_name = "SCENARIO,...", conflicts_with = "suite")]
     pub only: Option<String>,
+    /// A suite of built-in scenarios: `default` (hello, param, mw) or
+    /// `full` (every built-in scenario). With --scenario, the suite's
+    /// scenarios run as well as the file's.
+    #[arg(long, value_name = "SUITE", value_parser = parse_suite)]
+    pub suite: Option<Suite>,
     /// Frameworks, comma-separated (default: all; see `fwbench list`).
     #[arg(long, value_name = "NAME,...")]
     pub frameworks: Option<String>,
     /// A scenario file (repeatable; format in scenarios/README.md). With
-    /// it, built-in scenarios are included only if named in --only.
+    /// it, built-in scenarios are included only if named in --only or
+    /// --suite.
     #[arg(long, value_name = "FILE")]
     pub scenario: Vec<String>,
+    /// The request header set every scenario's request carries besides its
+    /// own headers (which win over the set's): minimal (none: the
+    /// scenario's own only), browser (a desktop Chrome's same-origin fetch,
+    /// with 600 bytes of cookies) or api (an API client with a bearer
+    /// token). Default: each scenario's own `headerSet`, else minimal.
+    /// docs/header-sets.md lists each set.
+    #[arg(long, value_name = "SET", value_parser = parse_header_set)]
+    pub headers: Option<HeaderSet>,
+}
+
+/// Parses `--headers`, naming the sets on a bad value.
+pub fn parse_header_set(text: &str) -> Result<HeaderSet, String> {
+    text.parse()
+}
+
+/// Parses `--suite`, naming the suites on a bad value.
+fn parse_suite(text: &str) -> Result<Suite, String> {
+    text.parse()
 }
 
 /// `fwbench bench`
@@ -142,7 +176,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also write the JSON results here (bench: report.json; sweep:
-    /// sweep.json).
+    /// sweep.json); `--json=FILE` works too, as in `load`.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Also write the CSV (one line per row, or per framework and depth, and
@@ -166,6 +200,11 @@ pub struct SweepArgs {
     /// four or more also tell whether a link's cost grows with the chain.
     #[arg(long, default_value = "0,1,2,4,8,16", value_name = "N,...", value_parser = parse_depths)]
     pub depths: Depths,
+    /// The request header set the scenario's request carries besides its
+    /// own headers: minimal, browser or api (as `bench --headers`).
+    /// Default: the scenario's own `headerSet`, else minimal.
+    #[arg(long, value_name = "SET", value_parser = parse_header_set)]
+    pub headers: Option<HeaderSet>,
     /// How rows are measured and where the results go.
     #[command(flatten)]
     pub run: RunArgs,
@@ -232,7 +271,8 @@ pub struct ServeArgs {
     /// hono-patched, express, fastify, elysia).
     #[arg(long, requires = "scenario")]
     pub framework: Option<String>,
-    /// A built-in scenario (hello, param, mw) or a scenario file's path.
+    /// A built-in scenario (`fwbench list` names them: hello, param, mw, json-post, ...) or a
+    /// scenario file's path.
     #[arg(long, requires = "framework")]
     pub scenario: Option<String>,
     /// For a scenario with a depth parameter (mw: its middleware chain),
@@ -285,6 +325,11 @@ pub struct ServeArgs {
     /// and GC per request as one JSON line.
     #[arg(long, requires = "scenario", value_parser = parse_duration, value_name = "DURATION")]
     pub in_runtime: Option<Duration>,
+    /// The request header set `--in-runtime`'s request carries besides the
+    /// scenario's own headers: minimal, browser or api (as `bench
+    /// --headers`). Default: the scenario's own `headerSet`, else minimal.
+    #[arg(long, requires = "in_runtime", value_name = "SET", value_parser = parse_header_set)]
+    pub headers: Option<HeaderSet>,
     /// Unmeasured time before `--in-runtime`'s measurement.
     #[arg(long, default_value = "500ms", requires = "in_runtime", value_parser = parse_duration)]
     pub in_runtime_warmup: Duration,

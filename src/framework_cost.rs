@@ -99,10 +99,16 @@ fn synthetic(request: &scenario::ScenarioRequest) -> anyhow::Result<SyntheticReq
             .with_context(|| format!("the scenario's header value {value:?} is not valid"))?;
         headers.append(name, value);
     }
+    // A body is framed by its length, as the load generator sends it
+    // (body parsers such as express.json() read only a framed body).
+    let body = request.body.clone().map(bytes::Bytes::from);
+    if let Some(body) = &body {
+        headers.insert(http::header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    }
     Ok(SyntheticRequest {
         method,
         path: request.path.clone(),
         headers,
-        body: request.body.clone().map(bytes::Bytes::from),
+        body,
     })
 }

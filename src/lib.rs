@@ -9,7 +9,9 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`adapter`]: the hyper server and its bridge into JS;
 - [`frameworks`]: the one list of frameworks, and how each row is served;
 - [`native`]: native Rust rows (hyper, axum);
-- [`scenario`]: scenario modules (request, expectations, apps);
+- [`scenario`]: scenario modules (request, expectations, apps), and the
+  suites of built-in ones;
+- [`header_sets`]: the request header sets (`--headers`);
 - [`load`]: the load generator (`fwbench load`);
 - [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
 - [`sweep`]: `sweep`, the cost of one more middleware link;
@@ -29,6 +31,7 @@ pub mod cli;
 pub mod engine;
 pub mod framework_cost;
 pub mod frameworks;
+pub mod header_sets;
 pub mod jstest;
 pub mod load;
 pub mod native;

@@ -61,6 +61,7 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }
+        cli::Command::Merge(args) => report::merge::run(&args, &mut std::io::stdout().lock()),
     }
 }
 

@@ -47,6 +47,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         };
         let mut scenario = scenario::resolve(args.scenario.as_deref().unwrap_or_default())?;
         scenario.depth = args.depth.map(usize::from);
+        scenario.headers = args.headers;
         return framework_cost::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
     }
     let address = SocketAddr::new(args.host, args.port);
@@ -61,7 +62,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
-    let (display, kind, engine_name, workers, telemetry, loaded) = match target {
+    let (display, style, engine_name, workers, telemetry, loaded) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             // Loading runs app code, which may hang until a limit stops it:
@@ -87,7 +88,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             (
                 display,
-                format!("{} app", server.kind),
+                format!("{} app", server.app_style),
                 engine::engine_name(),
                 server.workers,
                 server.telemetry,
@@ -119,7 +120,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let loaded =
         loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
     println!(
-        "fwbench serving {display} ({kind}) on http://{bound}/ with {} worker{} [{engine_name}] · {}",
+        "fwbench serving {display} ({style}) on http://{bound}/ with {} worker{} [{engine_name}] · {}",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
         startup_note(loaded, process_start::elapsed_at(Instant::now())),

@@ -7,8 +7,10 @@
 // own ops; the host then removes `Deno` and `__bootstrap` so app code cannot
 // reach deno_core's op table directly: the sandbox is the set of ops we register,
 // and app code only sees them through the globals below.
-import { core } from "ext:core/mod.js";
+import { core, primordials } from "ext:core/mod.js";
 import {
+  op_fwbench_external_release,
+  op_fwbench_external_reserve,
   op_fwbench_hash,
   op_fwbench_log,
   op_fwbench_random_fill,
@@ -203,6 +205,149 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
   }),
   enumerable: false,
 });
+
+// Engine-internal globals (issue 30 A). The QuickJS-ng backend (v8x)
+// leaves its helpers on globalThis: among them `__v8x_snapshot_intrinsics`,
+// an array of every native function, the original Atomics.wait included.
+// QuickJS's `gc` lets app code force a full collection (V8's extension
+// flags, such as `--expose-gc`, add globals that cannot be deleted: they
+// are refused in src/engine/flags.rs). A ShadowRealm (QuickJS-ng, and V8
+// under `--harmony-shadow-realm`) is a fresh realm with all of that again,
+// and WebAssembly memories are allocated where no limit counts them
+// (src/engine/external.rs). None of them is part of the surface an app
+// may use: tests/fixtures/globals/allowed.txt lists that surface, and a
+// test holds both engines to it.
+const { ReflectApply, ReflectConstruct, SymbolFor } = primordials;
+const backend = {};
+for (const name of Object.getOwnPropertyNames(globalThis)) {
+  if (name.startsWith("__v8x")) {
+    backend[name] = globalThis[name];
+    delete globalThis[name];
+  }
+}
+for (
+  const name of [
+    "gc",
+    "ShadowRealm",
+    "WebAssembly",
+  ]
+) {
+  delete globalThis[name];
+}
+// The QuickJS backend's Temporal polyfill shares its slots through these
+// registered symbols; it read them into its own scope when it loaded.
+delete globalThis[SymbolFor("@@Temporal__GetSlots")];
+delete globalThis[SymbolFor("@@Temporal__CreateSlots")];
+if (backend.__v8xAtomicsRegisterWaiter) rebindAtomics(backend);
+if (backend.__v8x_snapshot_intrinsics) countSharedArrayBuffers();
+
+/**
+ * The QuickJS backend's Atomics.waitAsync and Atomics.notify look its
+ * waiter helpers up on globalThis at every call; these take their place,
+ * with the helpers (and the native notify, found among the intrinsics)
+ * held here instead.
+ */
+function rebindAtomics(helpers) {
+  const register = helpers.__v8xAtomicsRegisterWaiter;
+  const notifyWaiters = helpers.__v8xAtomicsNotifyWaiters;
+  const cancel = helpers.__v8xAtomicsCancelWaiter;
+  const nativeNotify = helpers.__v8x_snapshot_intrinsics?.find((f) =>
+    typeof f === "function" && f.name === "notify" && f !== Atomics.notify
+  );
+  const load = Atomics.load;
+  const setTimeout = timers.setTimeout;
+  const method = (fn) => ({
+    value: fn,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  Object.defineProperty(
+    Atomics,
+    "waitAsync",
+    method(function waitAsync(view, index, value, timeout) {
+      if (ReflectApply(load, Atomics, [view, index]) !== value) {
+        return { async: false, value: "not-equal" };
+      }
+      const ms = timeout === undefined ? Infinity : Number(timeout);
+      if (ms <= 0) return { async: false, value: "timed-out" };
+      let resolve;
+      const promise = new Promise((r) => resolve = r);
+      const id = register(view, index, resolve);
+      if (Number.isFinite(ms)) {
+        setTimeout(() => {
+          if (cancel(id)) resolve("timed-out");
+        }, ms);
+      }
+      return { async: true, value: promise };
+    }),
+  );
+  Object.defineProperty(
+    Atomics,
+    "notify",
+    method(function notify(view, index, count) {
+      const woken = nativeNotify
+        ? ReflectApply(nativeNotify, Atomics, [view, index, count])
+        : 0;
+      const wanted = count === undefined
+        ? 0x7fffffff
+        : Math.max(0, Math.min(0x7fffffff, Number(count) || 0));
+      return woken + notifyWaiters(view, index, Math.max(0, wanted - woken));
+    }),
+  );
+}
+
+/**
+ * The QuickJS backend allocates SharedArrayBuffers with calloc, outside
+ * the heap limit's count (ArrayBuffers come from QuickJS's own malloc and
+ * are counted). Each one is counted against the runtime's budget for
+ * memory outside the heap once made, and given back when it is collected;
+ * past the budget the constructor throws a RangeError. `slice` makes its
+ * copy through the species constructor, this one.
+ */
+function countSharedArrayBuffers() {
+  const Native = globalThis.SharedArrayBuffer;
+  const getter = (name) =>
+    Object.getOwnPropertyDescriptor(Native.prototype, name)?.get ??
+      (() => 0);
+  const growable = getter("growable");
+  const maxByteLength = getter("maxByteLength");
+  const byteLength = getter("byteLength");
+  const collected = new FinalizationRegistry((bytes) =>
+    op_fwbench_external_release(bytes)
+  );
+  function SharedArrayBuffer(length, options) {
+    if (new.target === undefined) {
+      throw new TypeError("Constructor SharedArrayBuffer requires 'new'");
+    }
+    const target = new.target === SharedArrayBuffer ? Native : new.target;
+    const buffer = ReflectConstruct(Native, [length, options], target);
+    // A growable buffer is allocated at its maximum. The getters as they
+    // were at start-up: an app may redefine the prototype's.
+    const bytes = ReflectApply(growable, buffer, [])
+      ? ReflectApply(maxByteLength, buffer, [])
+      : ReflectApply(byteLength, buffer, []);
+    op_fwbench_external_reserve(bytes);
+    collected.register(buffer, bytes);
+    return buffer;
+  }
+  Object.defineProperty(SharedArrayBuffer, "prototype", {
+    value: Native.prototype,
+  });
+  Object.defineProperty(SharedArrayBuffer, Symbol.species, {
+    get() {
+      return this;
+    },
+    configurable: true,
+  });
+  Object.defineProperty(Native.prototype, "constructor", {
+    value: SharedArrayBuffer,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  define("SharedArrayBuffer", SharedArrayBuffer);
+}
 
 void webidl;
 // `Deno` and `__bootstrap` are deleted by the host once the runtime is

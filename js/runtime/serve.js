@@ -273,16 +273,11 @@ async function sendStream(id, status, headers, stream) {
         break;
       }
     }
-    op_fwbench_stream_close(sid, false);
+    op_fwbench_stream_close(sid, false, "");
   } catch (error) {
-    op_fwbench_stream_close(sid, true);
-    logError(id, error);
+    // Rust cuts the body and logs one line naming the request.
+    op_fwbench_stream_close(sid, true, describe(error));
   }
-}
-
-function logError(id, error) {
-  void id;
-  core.print(`fwbench: response stream failed: ${describe(error)}\n`, true);
 }
 
 function describe(error) {

@@ -59,11 +59,21 @@ impl ResBody {
         Self::Full((!bytes.is_empty()).then_some(bytes))
     }
 
-    /// A streamed body and the sender JS feeds it through.
-    pub fn stream(slack: usize) -> (Self, StreamSender) {
+    /// A streamed body and the sender JS feeds it through. With
+    /// `declared`, the length its head declares, the chunk that completes
+    /// that length is held back until JS completes the stream: hyper ends
+    /// the response as soon as it has written the declared bytes, so a
+    /// stream that then fails, or goes on past them, would otherwise look
+    /// complete to the client (adapter/stream.rs).
+    pub fn stream(slack: usize, declared: Option<u64>) -> (Self, StreamSender) {
         let (tx, rx) = mpsc::channel(slack);
         let end = Arc::new(AtomicU8::new(OPEN));
-        let body = StreamBody { rx, end: end.clone() };
+        let body = StreamBody {
+            rx,
+            end: end.clone(),
+            remaining: declared,
+            held: None,
+        };
         (Self::Stream(body), StreamSender { tx, end })
     }
 }
@@ -80,6 +90,11 @@ const FAILED: u8 = 2;
 pub struct StreamBody {
     rx: mpsc::Receiver<Bytes>,
     end: Arc<AtomicU8>,
+    /// Declared bytes not yet received, when the head declares a length.
+    remaining: Option<u64>,
+    /// The chunk that completed the declared length, until JS completes
+    /// the stream.
+    held: Option<Bytes>,
 }
 
 /// The sending end of a streamed body; dropping it without
@@ -93,6 +108,12 @@ impl StreamSender {
     /// A sender for the same body (for one write in flight).
     pub fn chunks(&self) -> mpsc::Sender<Bytes> {
         self.tx.clone()
+    }
+
+    /// Whether the body's reader is gone (hyper dropped it: the client
+    /// went away, or the response needs no body).
+    pub fn client_gone(&self) -> bool {
+        self.tx.is_closed()
     }
 
     /// Ends the body: complete, or failed (the client sees a cut body).
@@ -113,13 +134,30 @@ impl Body for ResBody {
                 if body.end.load(Ordering::Acquire) == FAILED {
                     return Poll::Ready(Some(Err(io::Error::other("the response stream failed in JS"))));
                 }
-                match body.rx.poll_recv(cx) {
-                    Poll::Ready(Some(chunk)) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
-                    Poll::Ready(None) if body.end.load(Ordering::Acquire) == COMPLETE => Poll::Ready(None),
-                    Poll::Ready(None) => Poll::Ready(Some(Err(io::Error::other(
-                        "the response stream ended before JS completed it",
-                    )))),
-                    Poll::Pending => Poll::Pending,
+                loop {
+                    return match body.rx.poll_recv(cx) {
+                        Poll::Ready(Some(chunk)) => {
+                            if let Some(remaining) = &mut body.remaining {
+                                *remaining = remaining.saturating_sub(chunk.len() as u64);
+                                if *remaining == 0 {
+                                    // Past it, only empty chunks can come
+                                    // (the table cuts a longer stream).
+                                    if !chunk.is_empty() {
+                                        body.held = Some(chunk);
+                                    }
+                                    continue;
+                                }
+                            }
+                            Poll::Ready(Some(Ok(Frame::data(chunk))))
+                        }
+                        Poll::Ready(None) if body.end.load(Ordering::Acquire) == COMPLETE => {
+                            Poll::Ready(body.held.take().map(|chunk| Ok(Frame::data(chunk))))
+                        }
+                        Poll::Ready(None) => Poll::Ready(Some(Err(io::Error::other(
+                            "the response stream ended before JS completed it",
+                        )))),
+                        Poll::Pending => Poll::Pending,
+                    };
                 }
             }
         }
@@ -134,5 +172,56 @@ impl Body for ResBody {
             Self::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
             Self::Stream(_) => SizeHint::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frames `body` yields now, up to its end or an error (`None`).
+    fn frames(body: &mut ResBody) -> Vec<Option<Bytes>> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut out = Vec::new();
+        while let Poll::Ready(frame) = Pin::new(&mut *body).poll_frame(&mut cx) {
+            match frame {
+                Some(Ok(frame)) => out.push(frame.into_data().ok()),
+                Some(Err(_)) => {
+                    out.push(None);
+                    break;
+                }
+                None => break,
+            }
+        }
+        out
+    }
+
+    fn chunk(text: &'static str) -> Option<Bytes> {
+        Some(Bytes::from_static(text.as_bytes()))
+    }
+
+    #[test]
+    fn the_chunk_that_completes_a_declared_length_waits_for_the_stream_to_complete() {
+        let (mut body, sender) = ResBody::stream(8, Some(5));
+        let chunks = sender.chunks();
+        for part in ["abc", "de", ""] {
+            chunks
+                .try_send(Bytes::from_static(part.as_bytes()))
+                .expect("room");
+        }
+        drop(chunks);
+        assert_eq!(frames(&mut body), [chunk("abc")], "\"de\" is held");
+        sender.finish(true);
+        assert_eq!(frames(&mut body), [chunk("de")]);
+    }
+
+    #[test]
+    fn a_stream_that_fails_after_its_declared_length_is_cut_before_its_last_chunk() {
+        let (mut body, sender) = ResBody::stream(8, Some(5));
+        let chunks = sender.chunks();
+        chunks.try_send(Bytes::from_static(b"abcde")).expect("room");
+        drop(chunks);
+        sender.finish(false);
+        assert_eq!(frames(&mut body), [None], "an error, never the last bytes");
     }
 }

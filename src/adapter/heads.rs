@@ -36,14 +36,23 @@ enum State {
     /// In a request head (or the empty lines that may precede one):
     /// `line` bytes of the current line seen so far, the last a CR if
     /// `cr`; `started` once a line with content ended (before that, an
-    /// empty line is skipped, as httparse does, instead of ending the head).
-    Head { line: usize, cr: bool, started: bool },
+    /// empty line is skipped, as httparse does, instead of ending the head);
+    /// `seen` bytes of the head so far.
+    Head {
+        line: usize,
+        cr: bool,
+        started: bool,
+        seen: usize,
+    },
     /// A head ended; its body's framing is not known yet (see [`Framed`]).
     AwaitFraming,
     /// This many body bytes to pass.
     Body(u64),
     /// A chunked body, followed as hyper's decoder reads it.
     Chunked(Chunk),
+    /// A head reached the size limit unfinished: hyper holds the limit's
+    /// worth of it and refuses it (431); the rest is never handed on.
+    TooLarge,
     /// Not following any more: a bare LF was neutralized (hyper refuses
     /// the head and closes), or the stream left the framing hyper accepts
     /// (it fails the body and closes too). Bytes pass unchecked.
@@ -54,6 +63,7 @@ const NEW_HEAD: State = State::Head {
     line: 0,
     cr: false,
     started: false,
+    seen: 0,
 };
 
 /// The states of hyper's chunked decoder (`ChunkedState` in hyper's
@@ -112,16 +122,28 @@ impl Chunk {
 #[derive(Debug)]
 pub struct HeadGuard {
     state: State,
+    /// The most bytes of one head handed to hyper (its `max_buf_size`).
+    head_limit: usize,
     /// Bytes read past a head's end before its framing was known, from
     /// `held_from` on not yet handed to hyper.
     held: Vec<u8>,
     held_from: usize,
 }
 
-impl Default for HeadGuard {
-    fn default() -> Self {
+impl HeadGuard {
+    /// A guard for a new connection whose heads hyper reads into a buffer
+    /// of `head_limit` bytes at most (`--max-header-bytes`).
+    ///
+    /// hyper refuses a head (431) only when its buffer is full and the
+    /// head unfinished, but one read may fill the buffer past that size:
+    /// a head a little over the limit that arrived in one read (likelier
+    /// on a keep-alive connection, whose reads have grown) was taken. The
+    /// guard hands hyper at most `head_limit` bytes of a head, so the
+    /// limit holds however the bytes arrive.
+    pub fn new(head_limit: usize) -> Self {
         Self {
             state: NEW_HEAD,
+            head_limit,
             held: Vec::new(),
             held_from: 0,
         }
@@ -169,15 +191,28 @@ impl HeadGuard {
         let mut at = 0;
         while at < bytes.len() {
             match self.state {
-                State::Head { line, cr, started } => {
-                    let Some(newline) = memchr::memchr(b'\n', &bytes[at..]) else {
+                State::Head {
+                    line,
+                    cr,
+                    started,
+                    seen,
+                } => {
+                    let room = self.head_limit.saturating_sub(seen);
+                    let window = &bytes[at..bytes.len().min(at + room)];
+                    let Some(newline) = memchr::memchr(b'\n', window) else {
+                        if window.len() < bytes.len() - at {
+                            self.state = State::TooLarge;
+                            return at + window.len();
+                        }
                         self.state = State::Head {
-                            line: line + bytes.len() - at,
+                            line: line + window.len(),
                             cr: bytes.last() == Some(&b'\r'),
                             started,
+                            seen: seen + window.len(),
                         };
                         return bytes.len();
                     };
+                    let seen = seen + newline + 1;
                     let end = at + newline;
                     let length = line + newline;
                     let after_cr = if newline > 0 { bytes[end - 1] == b'\r' } else { cr };
@@ -192,15 +227,23 @@ impl HeadGuard {
                             line: 0,
                             cr: false,
                             started: true,
+                            seen,
                         };
                     } else if started {
                         self.state = State::AwaitFraming;
                         return at;
                     } else {
-                        self.state = NEW_HEAD;
+                        // An empty line before a head: hyper skips it but
+                        // keeps it in its buffer.
+                        self.state = State::Head {
+                            line: 0,
+                            cr: false,
+                            started: false,
+                            seen,
+                        };
                     }
                 }
-                State::AwaitFraming => return at,
+                State::AwaitFraming | State::TooLarge => return at,
                 State::Body(left) => {
                     let passed = left.min((bytes.len() - at) as u64);
                     at += passed as usize;
@@ -352,10 +395,40 @@ where
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_head_is_handed_on_up_to_the_limit_however_it_arrives() {
+        let limit = 8192;
+        let head = |size: usize| {
+            let mut head = b"GET / HTTP/1.1\r\nx-large: ".to_vec();
+            head.resize(size - 4, b'l');
+            head.extend_from_slice(b"\r\n\r\n");
+            head
+        };
+        // A head of exactly the limit passes whole, in one read.
+        let mut guard = HeadGuard::new(limit);
+        let mut fits = head(limit);
+        assert_eq!(guard.scan(&mut fits), limit);
+        assert_eq!(guard.state, State::AwaitFraming);
+        // One byte more, in one read: hyper gets the limit's worth, no end.
+        let mut guard = HeadGuard::new(limit);
+        let mut over = head(limit + 1);
+        assert_eq!(guard.scan(&mut over), limit);
+        assert_eq!(guard.state, State::TooLarge);
+        assert_eq!(guard.scan(&mut over[limit..].to_vec()), 0, "nothing more");
+        // The same in two reads, after empty lines that count too.
+        let mut guard = HeadGuard::new(limit);
+        let mut over = head(limit - 1);
+        over.splice(0..0, b"\r\n\r\n".iter().copied());
+        let (first, second) = over.split_at_mut(5000);
+        assert_eq!(guard.scan(first), 5000);
+        assert_eq!(guard.scan(second), limit - 5000);
+        assert_eq!(guard.state, State::TooLarge);
+    }
+
     /// Feeds `reads` to a guard as separate reads, telling it `framing`
     /// at each head's end; returns what hyper would get.
     fn through(reads: &[&[u8]], framing: &[BodyFraming]) -> Vec<u8> {
-        let mut guard = HeadGuard::default();
+        let mut guard = HeadGuard::new(16 << 10);
         let mut framing = framing.iter();
         let mut out = Vec::new();
         let feed = |guard: &mut HeadGuard, bytes: &mut Vec<u8>, out: &mut Vec<u8>| {
@@ -372,7 +445,7 @@ mod tests {
                 let mut held = std::mem::take(&mut guard.held);
                 held.drain(..guard.held_from);
                 guard.held_from = 0;
-                if held.is_empty() {
+                if held.is_empty() || guard.state == State::TooLarge {
                     break;
                 }
                 feed(&mut guard, &mut held, &mut out);
@@ -444,7 +517,7 @@ mod tests {
 
     #[test]
     fn a_chunked_body_hyper_refuses_stops_the_guard() {
-        let mut guard = HeadGuard::default();
+        let mut guard = HeadGuard::new(16 << 10);
         let head = b"POST / HTTP/1.1\r\n\r\n";
         assert_eq!(guard.scan(&mut head.to_vec()), head.len());
         guard.body_follows(BodyFraming::Chunked);

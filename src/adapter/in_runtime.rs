@@ -88,7 +88,7 @@ pub fn run(
     local.block_on(&runtime, async {
         let table = Rc::new(RequestTable::new(config, 0));
         let heap = Arc::new(HeapCounters::default());
-        let (mut driver, _kind) = load(spec, &table, &heap)
+        let (mut driver, _style) = load(spec, &table, &heap)
             .await
             .with_context(|| format!("failed to load {}", spec.display))?;
         // A handler that never answers gets its 504, as when serving.

@@ -15,7 +15,9 @@ mod heads;
 pub mod in_runtime;
 mod ops;
 mod request_timing;
+mod response;
 mod service;
+mod stream;
 mod table;
 mod telemetry;
 mod timer;
@@ -174,8 +176,8 @@ impl Workers {
 
 /// A running server, ready to take requests.
 pub struct Server {
-    /// The app kind the workers recognized (fetch, express, fastify, …).
-    pub kind: String,
+    /// The app style the workers recognized (fetch, express, fastify, …).
+    pub app_style: String,
     /// When the last worker's runtime was ready for the app (built, with
     /// the Web globals and preloaded modules in place).
     pub runtime_ready: Instant,
@@ -208,13 +210,13 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
         }
     };
     let workers = Workers::spawn(&listener, config.workers, "fwbench-worker", body)?;
-    let mut kind = None;
+    let mut app_style = None;
     let mut runtime_ready: Option<Instant> = None;
     for _ in 0..workers.count() {
         match ready_rx.recv() {
             Ok(Ok(loaded)) => {
                 runtime_ready = runtime_ready.max(Some(loaded.runtime_ready));
-                kind = Some(loaded.kind);
+                app_style = Some(loaded.app_style);
             }
             Ok(Err(error)) => {
                 workers.shutdown();
@@ -225,7 +227,7 @@ pub fn start(listener: TcpListener, spec: AppSpec, config: ServeConfig) -> anyho
     }
     let app_loaded = Instant::now();
     Ok(Server {
-        kind: kind.unwrap_or_default(),
+        app_style: app_style.unwrap_or_default(),
         runtime_ready: runtime_ready.unwrap_or(app_loaded),
         app_loaded,
         workers,

@@ -12,10 +12,15 @@ use std::rc::Rc;
 use bytes::Bytes;
 use deno_core::{op2, v8, JsBuffer, OpState};
 use deno_error::JsErrorBox;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::body::ResBody;
-use super::table::{plain_response, DeclaredLength, RequestTable};
+use super::response::{
+    build_response, declared_length, declares_only, full_response, header_map, one_content_length,
+    response_head,
+};
+use super::stream::OpenStream;
+use super::table::{plain_response, RequestTable};
 
 /// The JS functions serve.js registers at bootstrap.
 pub struct BridgeFns {
@@ -94,149 +99,6 @@ impl Recycler {
 /// The worker's table, for ops that outlive their borrow of the state.
 fn table(state: &OpState) -> Rc<RequestTable> {
     state.borrow::<AdapterState>().table.clone()
-}
-
-/// A response status JS gave, as hyper's type.
-fn status_code(status: u32) -> Option<StatusCode> {
-    u16::try_from(status)
-        .ok()
-        .and_then(|code| StatusCode::from_u16(code).ok())
-}
-
-/// A response with `status` (checked) and `body`, without headers yet.
-fn response_head(status: u32, body: ResBody) -> Result<Response<ResBody>, JsErrorBox> {
-    let status = status_code(status)
-        .ok_or_else(|| JsErrorBox::range_error(format!("invalid response status {status}")))?;
-    if status.is_informational() {
-        // hyper would send it as the final answer (a 101 with no upgrade).
-        return Err(JsErrorBox::range_error(format!(
-            "response status {} is informational (1xx): fwbench does not send 1xx responses or upgrades",
-            status.as_u16()
-        )));
-    }
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
-    Ok(response)
-}
-
-/// The response headers the respond ops receive: `count` fields, each a
-/// name and a value, all joined by NUL into one Latin-1 string (one
-/// string crosses into Rust far more cheaply than an array of them). No
-/// valid name or value holds a NUL, and one that did would change the
-/// count, so it is refused rather than read as another field. The fields
-/// go into `map`, an empty one (recycled, see [`Recycler`]).
-fn header_map(mut map: HeaderMap, count: u32, joined: &[u8]) -> Result<HeaderMap, JsErrorBox> {
-    // `count` comes from JS: no more room than the string can fill, and
-    // the map's own size limit is an error, not a panic (an op cannot
-    // unwind; a panic would abort the process).
-    let room = (count as usize).min(joined.len() / 2 + 1);
-    map.try_reserve(room).map_err(|_| too_many_headers())?;
-    if count == 0 && joined.is_empty() {
-        return Ok(map);
-    }
-    let mut parts = joined.split(|&byte| byte == 0);
-    for _ in 0..count {
-        let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
-            return Err(malformed_header_list());
-        };
-        let name = HeaderName::from_bytes(name).map_err(|_| {
-            JsErrorBox::type_error(format!("invalid header name {:?}", String::from_utf8_lossy(name)))
-        })?;
-        let value = HeaderValue::from_bytes(value)
-            .map_err(|_| JsErrorBox::type_error(format!("invalid value for header {name}")))?;
-        // append, not insert: repeated headers (set-cookie) are all kept.
-        map.try_append(name, value).map_err(|_| too_many_headers())?;
-    }
-    if parts.next().is_some() {
-        return Err(malformed_header_list());
-    }
-    Ok(map)
-}
-
-fn malformed_header_list() -> JsErrorBox {
-    JsErrorBox::type_error("malformed response header list: a header name or value contains a NUL character")
-}
-
-fn too_many_headers() -> JsErrorBox {
-    JsErrorBox::range_error("the response has more header fields than the host can hold")
-}
-
-fn build_response(status: u32, headers: HeaderMap, body: ResBody) -> Result<Response<ResBody>, JsErrorBox> {
-    let mut response = response_head(status, body)?;
-    *response.headers_mut() = headers;
-    Ok(response)
-}
-
-/// A response with a complete body, for request `id`. An app-set
-/// `Content-Length` is checked against the body: hyper writes the body
-/// whole, so a wrong length would end the response early (the rest read as
-/// the next response on a keep-alive connection) or late (the next
-/// response swallowed). A mismatch is the app's error, as in Node
-/// (`ERR_HTTP_CONTENT_LENGTH_MISMATCH`), and answered 500.
-fn full_response(
-    table: &RequestTable,
-    id: u32,
-    status: u32,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response<ResBody>, JsErrorBox> {
-    let length = body.len();
-    let response = build_response(status, headers, ResBody::full(body))?;
-    if response.headers().contains_key(http::header::CONTENT_LENGTH) {
-        if let Some(declared) = declared_length(&response)? {
-            if !declares_only(table, id, &response) && declared != length as u64 {
-                return Err(JsErrorBox::type_error(format!(
-                    "the response's content-length of {declared} bytes does not match its body of {length} bytes"
-                )));
-            }
-        }
-    }
-    Ok(response)
-}
-
-/// Whether `response` declares the length of a body it does not send: a
-/// response to HEAD, and a 304, so only the number is checked.
-fn declares_only(table: &RequestTable, id: u32, response: &Response<ResBody>) -> bool {
-    response.status() == StatusCode::NOT_MODIFIED
-        || table
-            .with_slot(id, |slot| slot.method == Method::HEAD)
-            .unwrap_or(false)
-}
-
-/// The body length `response`'s `Content-Length` declares, if it has one:
-/// every value a number of bytes, all the same, and no `Transfer-Encoding`
-/// beside it. hyper refuses to write any other head and closes the
-/// connection without a word (the client sees an empty reply), so it is
-/// refused here, where it can still be answered 500 and logged.
-fn declared_length(response: &Response<ResBody>) -> Result<Option<u64>, JsErrorBox> {
-    let headers = response.headers();
-    let mut declared = None;
-    for value in headers.get_all(http::header::CONTENT_LENGTH) {
-        let length = std::str::from_utf8(value.as_bytes())
-            .ok()
-            .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|text| text.parse::<u64>().ok())
-            .ok_or_else(|| {
-                JsErrorBox::type_error(format!(
-                    "invalid content-length {:?}: not a number of bytes",
-                    String::from_utf8_lossy(value.as_bytes())
-                ))
-            })?;
-        if declared.is_some_and(|first| first != length) {
-            return Err(JsErrorBox::type_error(format!(
-                "the response declares two content-lengths, {} and {length} bytes",
-                declared.unwrap_or_default()
-            )));
-        }
-        declared = Some(length);
-    }
-    if declared.is_some() && headers.contains_key(http::header::TRANSFER_ENCODING) {
-        // RFC 9112 section 6.2: a sender must not send both.
-        return Err(JsErrorBox::type_error(
-            "the response sets both transfer-encoding and content-length: a response is framed by one of them",
-        ));
-    }
-    Ok(declared)
 }
 
 /// Registers serve.js's `handle` and `setApp` with the Rust side.
@@ -355,7 +217,7 @@ pub async fn op_fwbench_req_body_read(
 pub fn op_fwbench_respond_text(
     state: &mut OpState,
     #[smi] id: u32,
-    #[smi] status: u32,
+    status: f64,
     header_count: u32,
     #[string(onebyte)] headers: Cow<[u8]>,
     #[string] body: String,
@@ -375,7 +237,7 @@ pub fn op_fwbench_respond_text(
 pub fn op_fwbench_respond_typed_text(
     state: &mut OpState,
     #[smi] id: u32,
-    #[smi] status: u32,
+    status: f64,
     #[string(onebyte)] content_type: Cow<[u8]>,
     #[string] body: String,
 ) -> Result<(), JsErrorBox> {
@@ -395,7 +257,7 @@ pub fn op_fwbench_respond_typed_text(
 pub fn op_fwbench_respond_bytes(
     state: &mut OpState,
     #[smi] id: u32,
-    #[smi] status: u32,
+    status: f64,
     header_count: u32,
     #[string(onebyte)] headers: Cow<[u8]>,
     #[buffer] body: JsBuffer,
@@ -408,27 +270,45 @@ pub fn op_fwbench_respond_bytes(
 }
 
 /// Commits the head of a streamed response; returns the stream's id for
-/// `op_fwbench_stream_write`.
+/// `op_fwbench_stream_write`. A head that declares no bytes waits for the
+/// stream's end instead (adapter/stream.rs), and a response that carries
+/// no body is sent without it.
 #[op2(fast)]
 #[smi]
 pub fn op_fwbench_respond_stream(
     state: &mut OpState,
     #[smi] id: u32,
-    #[smi] status: u32,
+    status: f64,
     header_count: u32,
     #[string(onebyte)] headers: Cow<[u8]>,
 ) -> Result<u32, JsErrorBox> {
     let AdapterState { table, recycler } = state.borrow_mut::<AdapterState>();
     let headers = header_map(recycler.header_map(), header_count, &headers)?;
+    let mut head = build_response(status, headers, ResBody::full(Bytes::new()))?;
+    let declared = declared_length(head.headers())?;
+    if declared.is_some() {
+        one_content_length(head.headers_mut());
+    }
+    if declares_only(table, id, &head) {
+        // No body goes out (a response to HEAD, a 204, a 304): the head is
+        // the whole response, and the stream is not read (its first write
+        // finds no stream, and serve.js cancels it). Read, it could fail
+        // after the response was complete, logging a cut that never was.
+        recycler.keep(table.reply(id, head));
+        return Ok(id);
+    }
     // A few chunks of slack; past that, JS waits for the client.
-    let (body, tx) = ResBody::stream(8);
-    let response = build_response(status, headers, body)?;
-    let length = match declared_length(&response)? {
-        Some(declared) if !declares_only(table, id, &response) => DeclaredLength::of(table, id, declared),
-        _ => None,
-    };
-    table.open_stream(id, tx, length);
-    recycler.keep(table.reply(id, response));
+    let (body, tx) = ResBody::stream(8, declared);
+    let response = head.map(|_| body);
+    if OpenStream::head_waits(declared) {
+        table.open_stream(
+            id,
+            OpenStream::new(tx, table.describe(id), declared, Some(response)),
+        );
+    } else {
+        table.open_stream(id, OpenStream::new(tx, table.describe(id), declared, None));
+        recycler.keep(table.reply(id, response));
+    }
     Ok(id)
 }
 
@@ -446,10 +326,12 @@ pub async fn op_fwbench_stream_write(
     }
 }
 
-/// Ends a streamed response; `failed` aborts it (the client sees a cut body).
+/// Ends a streamed response: completed, or `failed` with JS's description
+/// of the error (the client sees a cut body, and one log line names it).
 #[op2(fast)]
-pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: bool) {
-    state.borrow::<AdapterState>().table.close_stream(sid, !failed);
+pub fn op_fwbench_stream_close(state: &mut OpState, #[smi] sid: u32, failed: bool, #[string] error: &str) {
+    let failure = failed.then(|| format!("the response stream failed: {error}"));
+    state.borrow::<AdapterState>().table.close_stream(sid, failure);
 }
 
 /// A handler failed with the engine's out-of-memory error: QuickJS fails
@@ -473,7 +355,10 @@ pub fn op_fwbench_respond_error(
     #[smi] status: u32,
     #[string] detail: &str,
 ) {
-    let status = status_code(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = u16::try_from(status)
+        .ok()
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     state
         .borrow::<AdapterState>()
         .table
@@ -523,47 +408,6 @@ pub fn extension(table: Rc<RequestTable>) -> deno_core::Extension {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn response_headers_come_joined_by_nul() {
-        let map = header_map(
-            HeaderMap::new(),
-            3,
-            b"content-type\0text/plain\0set-cookie\0a=1\0set-cookie\0b=2",
-        )
-        .expect("valid list");
-        assert_eq!(map["content-type"], "text/plain");
-        assert_eq!(map.get_all("set-cookie").iter().count(), 2);
-        assert!(header_map(HeaderMap::new(), 0, b"")
-            .expect("empty list")
-            .is_empty());
-    }
-
-    #[test]
-    fn a_nul_inside_a_header_value_is_refused_not_read_as_a_field() {
-        // The value "one\0x-injected\0two" would add a field if the count
-        // were not checked.
-        assert!(header_map(HeaderMap::new(), 1, b"x-a\0one\0x-injected\0two").is_err());
-        assert!(header_map(HeaderMap::new(), 2, b"x-a\0one").is_err());
-        assert!(header_map(HeaderMap::new(), 0, b"x-a\0one").is_err());
-        assert!(header_map(HeaderMap::new(), 1, b"bad name\0one").is_err());
-        assert!(header_map(HeaderMap::new(), 1, b"x-a\0line\r\nbreak").is_err());
-        // A count far past what the string holds is an error, not a huge
-        // allocation or a panic.
-        assert!(header_map(HeaderMap::new(), u32::MAX, b"x-a\0one").is_err());
-    }
-
-    #[test]
-    fn a_status_is_parsed_once_and_1xx_is_refused() {
-        assert_eq!(status_code(404), Some(StatusCode::NOT_FOUND));
-        assert_eq!(status_code(70_000), None);
-        assert!(response_head(101, ResBody::full("")).is_err());
-        assert!(response_head(1000, ResBody::full("")).is_err());
-        assert_eq!(
-            response_head(204, ResBody::full("")).map(|r| r.status()).ok(),
-            Some(StatusCode::NO_CONTENT)
-        );
-    }
 
     #[test]
     fn the_recycler_keeps_small_emptied_maps_and_shares_a_repeated_content_type() {

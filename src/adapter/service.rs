@@ -141,10 +141,12 @@ fn detach_values(headers: &mut HeaderMap) {
 /// it to JS at once, when hyper calls the service, and returns the future
 /// that waits for the answer. At once because hyper reads the connection
 /// again before it first polls that future (see [`detach_values`]).
+/// `listen_addr` is the worker's listening address, the authority of a
+/// request without a Host header.
 pub fn handle(
     table: &Rc<RequestTable>,
     request: Request<Incoming>,
-    host: &str,
+    listen_addr: &str,
     known_host: &KnownHost,
 ) -> Answer {
     let limit = table.config.max_body_bytes;
@@ -157,7 +159,7 @@ pub fn handle(
         }
     }
     let (parts, body) = request.into_parts();
-    let Some(authority) = authority(&parts, host, known_host) else {
+    let Some(authority) = authority(&parts, listen_addr, known_host) else {
         return Answer::refused(StatusCode::BAD_REQUEST, "the Host header is not a host[:port]");
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());

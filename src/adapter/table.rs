@@ -21,8 +21,9 @@ use std::task::{Context, Poll, Waker};
 use deno_error::JsErrorBox;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
-use super::body::{ReqBody, ResBody, StreamSender};
+use super::body::{ReqBody, ResBody};
 use super::request_timing::{Arrival, RequestTiming};
+use super::stream::{Ending, OpenStream};
 use super::ServeConfig;
 
 /// One request waiting for JS.
@@ -238,7 +239,9 @@ impl RequestTable {
             .collect();
         for id in expired {
             // Streamed responses were answered (their slot is gone) when
-            // their head was committed; what is left never answered.
+            // their head was committed, unless their head waits for the
+            // stream's end (adapter/stream.rs): what is left never
+            // answered.
             let timeout = self.config.handler_timeout;
             // Not eprintln!: a closed stderr must not stop the sweep.
             let _ = writeln!(
@@ -379,95 +382,61 @@ impl RequestTable {
         }
     }
 
-    /// Keeps the sender of stream `sid`, a streamed response JS writes;
-    /// `length`, when its head declared one, is held to it.
-    pub fn open_stream(&self, sid: u32, sender: StreamSender, length: Option<DeclaredLength>) {
-        self.streams
-            .borrow_mut()
-            .insert(sid, OpenStream { sender, length });
+    /// Keeps stream `sid`, a streamed response JS writes (its id is its
+    /// request's).
+    pub fn open_stream(&self, sid: u32, stream: OpenStream) {
+        self.streams.borrow_mut().insert(sid, stream);
     }
 
     /// A sender for the next chunk of stream `sid`, `len` bytes, if it is
     /// still open. A chunk that would take the body past its declared
-    /// length is not sent: the stream is cut there (hyper would drop the
-    /// excess without a word) and the cut logged.
+    /// length is not sent: the stream ends there (hyper would drop the
+    /// excess without a word).
     pub fn stream_chunks(&self, sid: u32, len: usize) -> Option<tokio::sync::mpsc::Sender<bytes::Bytes>> {
         let mut streams = self.streams.borrow_mut();
-        let stream = streams.get_mut(&sid)?;
-        if let Some(length) = &mut stream.length {
-            length.written += len as u64;
-            if length.written > length.declared {
-                let line = length.cut(&format!(
-                    "the response stream went past the {} bytes its content-length declares",
-                    length.declared
-                ));
-                if let Some(stream) = streams.remove(&sid) {
-                    stream.sender.finish(false);
-                }
+        match streams.get_mut(&sid)?.write(len) {
+            Ok(sender) => Some(sender),
+            Err(why) => {
+                let stream = streams.remove(&sid)?;
                 drop(streams);
-                eprintln!("{line}");
-                return None;
+                self.end_stream(sid, stream.end(Some(why)));
+                None
             }
         }
-        Some(stream.sender.chunks())
     }
 
-    /// Ends stream `sid`: complete, or failed (the client sees a cut body).
-    /// A stream that ends short of its declared length fails too, and the
-    /// cut is logged: hyper would close the connection without a word.
-    pub fn close_stream(&self, sid: u32, complete: bool) {
+    /// Ends stream `sid`: completed by JS, or failed for `failure` (an
+    /// error in the stream, described by JS).
+    pub fn close_stream(&self, sid: u32, failure: Option<String>) {
         let Some(stream) = self.streams.borrow_mut().remove(&sid) else {
             return;
         };
-        let short = stream
-            .length
-            .as_ref()
-            .filter(|length| complete && length.written < length.declared);
-        if let Some(length) = short {
-            eprintln!(
-                "{}",
-                length.cut(&format!(
-                    "the response stream ended after {} of the {} bytes its content-length declares",
-                    length.written, length.declared
-                ))
-            );
+        self.end_stream(sid, stream.end(failure));
+    }
+
+    fn end_stream(&self, sid: u32, ending: Ending) {
+        match ending {
+            Ending::Complete => {}
+            Ending::Answer(response) => {
+                self.reply(sid, response);
+            }
+            Ending::Refuse(why) => self.reply_error(sid, StatusCode::INTERNAL_SERVER_ERROR, &why),
+            Ending::Cut { request, why } => {
+                // Not eprintln!: a closed stderr must not stop the worker.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "fwbench: {request} -> connection cut: {}",
+                    one_line(&why)
+                );
+            }
         }
-        stream.sender.finish(complete && short.is_none());
-    }
-}
-
-/// A streamed response JS is still writing.
-struct OpenStream {
-    sender: StreamSender,
-    length: Option<DeclaredLength>,
-}
-
-/// The body length a streamed response's head declared, and what has
-/// been sent against it.
-pub struct DeclaredLength {
-    declared: u64,
-    written: u64,
-    /// `METHOD /path`, for the log line of a cut.
-    request: String,
-}
-
-impl DeclaredLength {
-    /// Holds request `id`'s stream to `declared` bytes; `None` once the
-    /// request is gone.
-    pub fn of(table: &RequestTable, id: u32, declared: u64) -> Option<Self> {
-        let request = table
-            .with_slot(id, |slot| format!("{} {}", slot.method, slot.path()))
-            .ok()?;
-        Some(Self {
-            declared,
-            written: 0,
-            request,
-        })
     }
 
-    /// The log line of a stream cut after its head was sent.
-    fn cut(&self, why: &str) -> String {
-        format!("fwbench: {} -> connection cut: {why}", self.request)
+    /// `METHOD /path` of request `id`, for log lines; empty once it is
+    /// gone.
+    pub fn describe(&self, id: u32) -> String {
+        self.with_slot(id, |slot| format!("{} {}", slot.method, slot.path()))
+            .unwrap_or_default()
     }
 }
 

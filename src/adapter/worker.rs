@@ -92,8 +92,8 @@ impl MethodNames {
 
 /// What a worker reports once its app is loaded.
 pub struct Loaded {
-    /// The kind of app recognized (fetch, express, fastify, …).
-    pub kind: String,
+    /// The app style recognized (fetch, express, fastify, …).
+    pub app_style: String,
     /// When its runtime was ready for the app: built, with the Web globals
     /// and the preloaded modules (the Node globals) in place.
     pub runtime_ready: Instant,
@@ -126,11 +126,11 @@ pub(super) async fn load(
         let _in_js = watchdog.enter();
         runtime.call_with_args(&set_app, &[default_export])
     };
-    let kind = engine.settle(installed).await?;
-    let kind = {
+    let style = engine.settle(installed).await?;
+    let style = {
         let runtime = engine.runtime();
         deno_core::scope!(scope, runtime);
-        v8::Local::new(scope, kind).to_rust_string_lossy(scope)
+        v8::Local::new(scope, style).to_rust_string_lossy(scope)
     };
     let methods = {
         let runtime = engine.runtime();
@@ -145,7 +145,10 @@ pub(super) async fn load(
             heap: heap.clone(),
             waker_left: false,
         },
-        Loaded { kind, runtime_ready },
+        Loaded {
+            app_style: style,
+            runtime_ready,
+        },
     ))
 }
 
@@ -301,7 +304,8 @@ pub(super) async fn expire_handlers(table: Rc<RequestTable>) {
 }
 
 /// Runs one worker on the current thread until shutdown. `ready` receives
-/// what was loaded, or the load error.
+/// what was loaded (the recognized app style, when the runtime was
+/// ready), or the load error.
 pub fn run(
     listener: std::net::TcpListener,
     spec: AppSpec,
@@ -321,7 +325,7 @@ pub fn run(
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async move {
-        let host: Rc<str> = listener
+        let listen_addr: Rc<str> = listener
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_default()
@@ -350,9 +354,9 @@ pub fn run(
         };
         let config = table.config.clone();
         let make_service = || {
-            let (table, host) = (table.clone(), host.clone());
+            let (table, listen_addr) = (table.clone(), listen_addr.clone());
             let known_host = service::KnownHost::default();
-            service_fn(move |request| service::handle(&table, request, &host, &known_host))
+            service_fn(move |request| service::handle(&table, request, &listen_addr, &known_host))
         };
         // The driver and the sweep are tasks of their own, not branches of
         // this future: the LocalSet polls its main future whenever any of

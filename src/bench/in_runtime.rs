@@ -56,6 +56,9 @@ fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<
     if let Some(depth) = spec.depth {
         command.args(["--depth", &depth.to_string()]);
     }
+    if let Some(headers) = spec.headers {
+        command.args(["--headers", headers.name()]);
+    }
     command
         .arg("--in-runtime")
         .arg(format!("{}ms", duration.as_millis()))

@@ -3,8 +3,9 @@
 
 use crate::cli::MatrixArgs;
 use crate::frameworks::{self, Framework, Serving};
+use crate::header_sets::HeaderSet;
 use crate::native;
-use crate::scenario::{self, ScenarioInfo, ScenarioRef};
+use crate::scenario::{self, ScenarioInfo, ScenarioRef, Suite};
 
 /// A scenario with its data, or why it could not be read.
 pub struct LoadedScenario {
@@ -43,18 +44,36 @@ pub struct Matrix {
     pub frameworks: Vec<&'static Framework>,
     /// The scenarios, with their data or load errors.
     pub scenarios: Vec<LoadedScenario>,
+    /// The header set asked for (`--headers`); `None`: each scenario's own.
+    pub headers: Option<HeaderSet>,
 }
 
 impl Matrix {
-    /// Resolves `--frameworks`, `--only` and `--scenario` and loads each
-    /// scenario's data.
+    /// Resolves `--frameworks`, `--only`, `--suite`, `--scenario` and
+    /// `--headers` and loads each scenario's data.
     pub fn resolve(args: &MatrixArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Self> {
         let frameworks = frameworks::select(args.frameworks.as_deref())?;
-        let refs = scenarios(args.only.as_deref(), &args.scenario)?;
+        let refs = scenarios(args.only.as_deref(), args.suite, &args.scenario)?
+            .into_iter()
+            .map(|source| source.with_headers(args.headers))
+            .collect();
         Ok(Self {
             frameworks,
             scenarios: runtime.block_on(load(refs)),
+            headers: args.headers,
         })
+    }
+
+    /// The header set each loaded scenario's request carries, by the
+    /// scenario's label (a scenario that failed to load is left out).
+    pub fn header_sets(&self) -> std::collections::BTreeMap<String, String> {
+        self.scenarios
+            .iter()
+            .filter_map(|s| {
+                let info = s.info.as_ref().ok()?;
+                Some((s.source.label(), info.header_set.name().to_owned()))
+            })
+            .collect()
     }
 
     /// Its rows, scenario-major.
@@ -72,25 +91,32 @@ impl serde::Serialize for Matrix {
             .iter()
             .map(|s| scenario::at_depth_label(&s.source.url_arg(), s.source.depth))
             .collect();
-        let mut fields = serializer.serialize_struct("Matrix", 2)?;
+        let mut fields = serializer.serialize_struct("Matrix", 3)?;
         fields.serialize_field("frameworks", &frameworks)?;
         fields.serialize_field("scenarios", &scenarios)?;
+        fields.serialize_field("headers", &self.headers)?;
         fields.end()
     }
 }
 
-/// Resolves `--only` (comma-separated names) plus `--scenario` files.
-pub fn scenarios(only: Option<&str>, files: &[String]) -> anyhow::Result<Vec<ScenarioRef>> {
+/// Resolves `--only` (comma-separated names) or `--suite`, plus
+/// `--scenario` files. With neither names nor files, the default suite.
+pub fn scenarios(
+    only: Option<&str>,
+    suite: Option<Suite>,
+    files: &[String],
+) -> anyhow::Result<Vec<ScenarioRef>> {
     let mut refs = Vec::new();
-    let names: Vec<String> = match only {
-        Some(list) => list
+    let names: Vec<String> = match (only, suite) {
+        (Some(list), _) => list
             .split(',')
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
             .collect(),
-        None if files.is_empty() => scenario::builtin_names(),
-        None => Vec::new(),
+        (None, Some(suite)) => suite.scenarios(),
+        (None, None) if files.is_empty() => Suite::Default.scenarios(),
+        (None, None) => Vec::new(),
     };
     for name in names {
         refs.push(scenario::resolve(&name)?);
@@ -155,4 +181,36 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(refs: Vec<ScenarioRef>) -> Vec<String> {
+        refs.into_iter().map(|r| r.name).collect()
+    }
+
+    #[test]
+    fn no_names_run_the_default_suite_and_full_runs_every_built_in_scenario() {
+        assert_eq!(
+            names(scenarios(None, None, &[]).unwrap()),
+            ["hello", "mw", "param"]
+        );
+        assert_eq!(
+            names(scenarios(None, Some(Suite::Full), &[]).unwrap()),
+            scenario::builtin_names()
+        );
+        assert_eq!(names(scenarios(Some("param"), None, &[]).unwrap()), ["param"]);
+    }
+
+    #[test]
+    fn a_file_alone_runs_no_built_in_scenario_unless_a_suite_is_named() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/hello.js").to_owned();
+        let alone = scenarios(None, None, std::slice::from_ref(&file)).unwrap();
+        assert_eq!(alone.len(), 1);
+        assert!(alone[0].root.is_some(), "the file, not the built-in");
+        let with_suite = scenarios(None, Some(Suite::Default), &[file]).unwrap();
+        assert_eq!(with_suite.len(), 4);
+    }
 }

@@ -35,6 +35,7 @@ use crate::cli::CheckArgs;
 use crate::frameworks::{self, RowKind};
 use crate::outcome::Outcome;
 use crate::report::printable;
+use crate::scenario::Suite;
 use server::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
@@ -47,6 +48,13 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
     let rows = matrix.rows();
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let scenario_width = matrix
+        .scenarios
+        .iter()
+        .map(|s| s.source.label().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.label();
@@ -55,7 +63,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 skipped += 1;
                 writeln!(
                     out,
-                    "skip    {:<8} {:<width$}  {}",
+                    "skip    {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     printable(reason)
@@ -69,6 +77,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                     framework: row.framework.name.to_owned(),
                     scenario: row.scenario.source.url_arg(),
                     depth: row.scenario.source.depth,
+                    headers: row.scenario.source.headers,
                     workers: 1,
                     cpus: Vec::new(),
                 };
@@ -91,7 +100,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
         match outcome {
             Ok((startup, split)) => writeln!(
                 out,
-                "ok      {:<8} {:<width$}  started in {:.2} s{split}",
+                "ok      {:<scenario_width$} {:<width$}  started in {:.2} s{split}",
                 printable(name),
                 row.framework.name,
                 startup.as_secs_f64()
@@ -107,7 +116,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                 let lines: Vec<_> = text.lines().map(printable).collect();
                 writeln!(
                     out,
-                    "FAILED  {:<8} {:<width$}  {}",
+                    "FAILED  {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
                     lines.join("\n        ")
@@ -161,20 +170,38 @@ fn list_to(out: &mut impl std::io::Write) -> anyhow::Result<()> {
     }
     writeln!(
         out,
-        "\nscenarios (built in; pass --scenario FILE for your own, format in scenarios/README.md):"
+        "\nscenarios (built in, with their suite: `bench` runs the default one, `--suite full` \
+         all; pass --scenario FILE for your own, format in scenarios/README.md):"
     )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let scenarios = runtime.block_on(matrix::load(matrix::scenarios(None, &[])?));
+    let scenarios = runtime.block_on(matrix::load(matrix::scenarios(None, Some(Suite::Full), &[])?));
+    let width = scenarios
+        .iter()
+        .map(|s| s.source.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     for scenario in &scenarios {
+        // `bench` with no arguments runs the default suite; the others run
+        // with --suite full or --only.
+        let suite = if Suite::Default.contains(&scenario.source.name) {
+            "default"
+        } else {
+            "full"
+        };
         match &scenario.info {
             Ok(info) => writeln!(
                 out,
-                "  {:<8} {} {:<10} {}",
+                "  {:<width$} {suite:<7} {} {:<10} {}",
                 scenario.source.name, info.request.method, info.request.path, info.description
             )?,
-            Err(error) => writeln!(out, "  {:<8} (fails to load: {error})", scenario.source.name)?,
+            Err(error) => writeln!(
+                out,
+                "  {:<width$} {suite:<7} (fails to load: {error})",
+                scenario.source.name
+            )?,
         }
     }
     Ok(())

@@ -131,6 +131,7 @@ fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
         options,
         clock::rfc3339_now(),
     );
+    report.header_sets = plan.matrix.header_sets();
     report.warnings.extend(plan.cpus.not_pinned.clone());
     Ok(report)
 }
@@ -182,6 +183,7 @@ fn start_rows(
             framework: framework.to_owned(),
             scenario: row.scenario.source.url_arg(),
             depth: row.scenario.source.depth,
+            headers: row.scenario.source.headers,
             workers: plan.workers,
             cpus: plan.cpus.for_servers(),
         };

@@ -36,6 +36,10 @@ pub struct ServerSpec {
     pub scenario: String,
     /// The scenario's chain length, when not its default (`--depth`).
     pub depth: Option<usize>,
+    /// The header set asked for (`--headers`), which an in-runtime run
+    /// (`serve --in-runtime`) sends; a row server only answers, so it
+    /// ignores it.
+    pub headers: Option<crate::header_sets::HeaderSet>,
     /// Worker threads.
     pub workers: usize,
     /// CPUs the server may run on (empty: no pinning).

@@ -5,10 +5,10 @@
 //! path with deno_core's `esm = [...]` lists, which in deno_core 0.413 are
 //! read from disk at run time unless a startup snapshot is built.
 //!
-//! build.rs compiles this file too (with ops_host.rs and sandbox.rs) to
-//! build the V8 startup snapshot from exactly these extensions: what the
-//! snapshot holds and what a runtime registers must match op for op, so
-//! there is one list. Hence nothing here may depend on the rest of the
+//! build.rs compiles this file too (with ops_host.rs, external.rs and
+//! sandbox.rs) to build the V8 startup snapshot from exactly these
+//! extensions: what the snapshot holds and what a runtime registers must
+//! match op for op (middleware included), so there is one list. Hence nothing here may depend on the rest of the
 //! crate; `deno_js` swaps in the Deno crates' embedded JS at run time.
 
 use std::borrow::Cow;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use deno_core::{Extension, ExtensionFileSource};
 
-use super::{ops_host, sandbox};
+use super::{external, ops_host, sandbox};
 
 deno_core::extension!(
     fwbench_engine,
@@ -27,9 +27,21 @@ deno_core::extension!(
         ops_host::op_fwbench_hash,
         ops_host::op_fwbench_timing_safe_equal,
         ops_host::op_fwbench_log,
+        external::op_fwbench_external_reserve,
+        external::op_fwbench_external_release,
     ],
-    state = |state| {
+    options = {
+        budget: Arc<external::ExternalBudget>,
+    },
+    // A Blob's bytes are counted against the runtime's budget for memory
+    // outside the JS heap (see external.rs): our op takes deno_web's place.
+    middleware = |op| match op.name {
+        "op_blob_create_part" => op.with_implementation_from(&external::op_fwbench_blob_create_part()),
+        _ => op,
+    },
+    state = |state, options| {
         state.put(sandbox::deny_all());
+        state.put(options.budget);
     },
 );
 
@@ -41,9 +53,11 @@ pub fn embedded_source(specifier: &'static str, code: &'static str) -> Extension
 /// The bootstrap module's specifier; it runs once per runtime.
 const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 
-/// Every extension the engine needs, in dependency order.
-pub fn all() -> Vec<Extension> {
-    let mut engine = fwbench_engine::init();
+/// Every extension the engine needs, in dependency order; the runtime's
+/// memory outside its JS heap counts against `budget` (state, not part of
+/// the startup snapshot: build.rs passes one of its own).
+pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
+    let mut engine = fwbench_engine::init(budget);
     engine.esm_files = Cow::Owned(vec![embedded_source(
         BOOTSTRAP,
         include_str!("../../js/runtime/bootstrap.js"),

@@ -23,6 +23,9 @@ pub fn apply_from_env() -> anyhow::Result<()> {
     if flags.is_empty() {
         return Ok(());
     }
+    if let Some((flag, why)) = flags.iter().find_map(|flag| refused(flag).map(|why| (flag, why))) {
+        anyhow::bail!("{VARIABLE}: {flag} is refused: it would {why}, past the sandbox");
+    }
     let unknown = unknown_flags(&flags);
     if !unknown.is_empty() {
         anyhow::bail!(
@@ -34,10 +37,61 @@ pub fn apply_from_env() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Why `flag` may not be set, if it may not (issue 30 A). V8's extension
+/// flags put their functions on every context's global object as
+/// non-configurable properties, which the bootstrap cannot remove before
+/// app code runs; the others give app code engine functions under names of
+/// its choosing, or as syntax.
+fn refused(flag: &str) -> Option<&'static str> {
+    let name = flag
+        .trim_start_matches('-')
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .replace('_', "-");
+    match name.as_str() {
+        "expose-gc" | "expose-externalize-string" | "expose-statistics" | "expose-trigger-failure" => {
+            Some("give app code engine functions on globalThis that cannot be removed")
+        }
+        "expose-gc-as" | "expose-cputracemark-as" => {
+            Some("give app code an engine function under a name of its own")
+        }
+        "allow-natives-syntax" => Some("let app code call V8's internal functions (%Name() syntax)"),
+        _ => None,
+    }
+}
+
 /// Sets `flags` and returns those the engine did not take.
 fn unknown_flags(flags: &[String]) -> Vec<String> {
     // The first argument stands for the program name, as on a command line.
     let mut args = vec!["fwbench".to_string()];
     args.extend(flags.iter().cloned());
     deno_core::v8_set_flags(args).into_iter().skip(1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refused;
+
+    #[test]
+    fn flags_that_expose_engine_internals_to_apps_are_refused() {
+        for flag in [
+            "--allow-natives-syntax",
+            "--allow_natives_syntax",
+            "--expose-gc",
+            "--expose-statistics",
+            "--expose-gc-as=collect",
+            "--expose_cputracemark_as=mark",
+        ] {
+            assert!(refused(flag).is_some(), "{flag}");
+        }
+        for flag in [
+            "--trace-gc",
+            "--harmony-shadow-realm",
+            "--no-allow-natives-syntax",
+            "--no-expose-gc",
+        ] {
+            assert!(refused(flag).is_none(), "{flag}");
+        }
+    }
 }

@@ -8,6 +8,8 @@
 //! - `embedded`: the JS compiled into the binary;
 //! - `sandbox`: the deny-everything permissions;
 //! - `limits`: the watchdog for runaway loops and the heap limit;
+//! - `external`: the budget for memory outside the JS heap (ArrayBuffers,
+//!   Blobs);
 //! - `heap_stats`: allocation and GC counters from the engine's own hooks;
 //! - `snapshot`, `snapshot_seal`: the V8 startup snapshot build.rs builds
 //!   from `extensions`, and the check that it matches them;
@@ -28,6 +30,7 @@ compile_error!("choose a JS engine: the feature `v8` (the default) or `quickjs`"
 mod deno_js;
 pub mod embedded;
 mod extensions;
+mod external;
 pub mod flags;
 mod heap_stats;
 mod limits;
@@ -90,7 +93,9 @@ pub struct EngineOptions {
     /// Directory whose files app code may import (canonical path); `None`
     /// allows embedded modules only.
     pub app_root: Option<PathBuf>,
-    /// Heap limit in bytes; past it the runtime is interrupted.
+    /// Heap limit in bytes; past it the runtime is interrupted. Memory
+    /// outside the heap (ArrayBuffers, Blobs) has a budget of the same size,
+    /// past which an allocation throws a `RangeError`.
     pub max_heap_bytes: usize,
     /// How long JS may run without returning before it is interrupted.
     pub cpu_limit: Duration,
@@ -144,13 +149,21 @@ impl Engine {
     /// Builds a runtime with the Web globals installed, plus `extensions`
     /// (e.g. the adapter's ops and JS).
     pub fn new(options: &EngineOptions, extensions: Vec<Extension>) -> anyhow::Result<Self> {
-        let mut all = extensions::all();
+        let budget = external::ExternalBudget::new(options.max_heap_bytes);
+        let mut all = extensions::all(budget.clone());
         all.iter_mut().for_each(deno_js::embed_js);
         // Fingerprinted before the caller's extensions are added: the
         // snapshot holds only the engine's own, which come first.
         let startup_snapshot = snapshot::startup(&all)?;
         all.extend(extensions);
         let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
+        // QuickJS-ng counts ArrayBuffers against its heap limit already; the
+        // v8x backend would swap in a constructor of its own for a custom
+        // allocator (see external.rs).
+        #[cfg(feature = "v8")]
+        let create_params = create_params.array_buffer_allocator(external::counting_allocator(budget));
+        #[cfg(not(feature = "v8"))]
+        drop(budget);
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(Rc::new(loader::HostModuleLoader::new(options.app_root.clone()))),
             extensions: all,

@@ -73,7 +73,7 @@ pub fn startup(extensions: &[Extension]) -> anyhow::Result<Option<&'static [u8]>
 /// Checks `sealed` as [`startup`] checks the built-in snapshot, against the
 /// engine's own extensions; for tests of the seal.
 pub fn check(sealed: &[u8]) -> anyhow::Result<()> {
-    let fingerprint = fingerprint(&super::extensions::all());
+    let fingerprint = fingerprint(&super::extensions::all(super::external::ExternalBudget::new(0)));
     snapshot_seal::verify(sealed)
         .and_then(|()| snapshot_seal::open(sealed, fingerprint))
         .map(drop)

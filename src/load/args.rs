@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::limits::MAX_PIPELINE;
+use crate::header_sets::HeaderSet;
 
 /// Flags of `fwbench load URL [options]`.
 #[derive(Debug, Clone, clap::Args)]
@@ -49,6 +50,13 @@ pub struct LoadArgs {
     #[arg(long, value_parser = parse_duration, default_value = "0s")]
     pub warmup: Duration,
 
+    /// Run only part K of N of this load: its share of the connections, of
+    /// -n and of --rate (the N parts add up to exactly the whole), so N
+    /// load generators together send what one would; `fwbench merge` adds
+    /// their --json reports into one. E.g. --segment 2/3.
+    #[arg(long, value_name = "K/N")]
+    pub segment: Option<super::segment::Segment>,
+
     /// Requests written back to back on a connection before reading the
     /// answers (closed loop only).
     #[arg(long, default_value_t = 1, value_parser = parse_pipeline)]
@@ -64,9 +72,19 @@ pub struct LoadArgs {
     #[arg(short = 'm', long, default_value = "GET")]
     pub method: String,
 
-    /// Request header 'name: value'; repeatable.
+    /// Request header 'name: value'; repeatable. A -H header replaces the
+    /// --headers set's header of the same name.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
     pub headers: Vec<HeaderArg>,
+
+    /// A request header set sent with every request besides the -H
+    /// headers: minimal (none), browser (a desktop Chrome's same-origin
+    /// fetch, with 600 bytes of cookies) or api (an API client with a
+    /// bearer token); docs/header-sets.md lists each. The set's headers
+    /// come first, in its order; a -H header of the same name takes its
+    /// place.
+    #[arg(long = "headers", value_name = "SET", value_parser = parse_header_set)]
+    pub header_set: Option<HeaderSet>,
 
     /// Request body text.
     #[arg(long, conflicts_with = "body_file")]
@@ -99,9 +117,17 @@ pub struct LoadArgs {
     #[arg(long, value_name = "FILE")]
     pub hdr_out: Option<PathBuf>,
 
-    /// Print the report as JSON instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
+    /// The report as JSON: `--json` prints it instead of the human summary;
+    /// `--json=FILE` writes it to FILE as well, as `bench --json FILE` does
+    /// (`--json=-` is stdout).
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "-"
+    )]
+    pub json: Option<PathBuf>,
 
     /// No live progress line, even on a terminal.
     #[arg(long)]
@@ -188,6 +214,11 @@ fn parse_status(text: &str) -> Result<u16, String> {
             "invalid status '{text}': expected a three-digit HTTP status like 200"
         )),
     }
+}
+
+/// Parses `--headers SET`, naming the sets on a bad value.
+pub fn parse_header_set(text: &str) -> Result<HeaderSet, String> {
+    text.parse()
 }
 
 /// Parses `-H 'name: value'`.

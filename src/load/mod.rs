@@ -43,7 +43,7 @@ mod collector;
 mod conn;
 mod cpu;
 mod error;
-mod histogram;
+pub mod histogram;
 mod limits;
 mod monitor;
 mod pacer;
@@ -51,12 +51,14 @@ mod plan;
 mod printer;
 mod report;
 mod response;
+mod segment;
 mod target;
 mod validate;
 mod worker;
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -71,7 +73,8 @@ pub use limits::{
 };
 pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
-pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict};
+pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict, WallWindow};
+pub use segment::Segment;
 pub use target::{is_loopback, parse_target, Target, TargetError};
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
 
@@ -256,17 +259,29 @@ async fn next_signal(
 }
 
 /// `fwbench load`: builds the plan from `args`, runs it, writes the report
-/// (human summary, or JSON with `--json`) to `out` and the HDR percentile
+/// (human summary, or JSON with `--json`; `--json=FILE` adds a file) to `out` and the HDR percentile
 /// file if asked. Partial figures are written even when the run is flagged
 /// or measured nothing; the [`Verdict`] tells the caller which.
 pub fn run(args: LoadArgs, out: &mut dyn Write) -> anyhow::Result<LoadOutcome> {
     let plan = LoadPlan::from_args(&args)?;
     let report = execute_until(&plan, cancel_on_signal())?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report).context("cannot write the JSON report")?;
-        writeln!(out).context("cannot write the JSON report")?;
-    } else {
-        printer::print(&report, out).context("cannot write the report")?;
+    let write_json = |out: &mut dyn Write| -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)
+    };
+    match args.json.as_deref() {
+        Some(path) if path == Path::new("-") => {
+            write_json(out).context("cannot write the JSON report")?;
+        }
+        Some(path) => {
+            printer::print(&report, out).context("cannot write the report")?;
+            let mut file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create --json file {}", path.display()))?;
+            write_json(&mut file)
+                .and_then(|()| file.flush())
+                .with_context(|| format!("cannot write --json file {}", path.display()))?;
+        }
+        None => printer::print(&report, out).context("cannot write the report")?,
     }
     if let Some(path) = &args.hdr_out {
         let mut file = std::fs::File::create(path)

@@ -26,10 +26,12 @@ use tokio::time::Instant;
 
 /// Decides when each request of one connection is due and waits for it.
 pub(crate) struct Pacer {
-    kind: Kind,
+    pace: Pace,
 }
 
-enum Kind {
+/// Closed loop (each request when the last was answered) or open loop (on
+/// a schedule).
+enum Pace {
     Closed,
     Open { schedule: Schedule, timer: Timer },
 }
@@ -37,14 +39,14 @@ enum Kind {
 impl Pacer {
     /// Closed loop: every request is due immediately.
     pub(crate) fn closed() -> Pacer {
-        Pacer { kind: Kind::Closed }
+        Pacer { pace: Pace::Closed }
     }
 
     /// Open loop: the first request is due at `first`, then one every
     /// `interval`. Uses the precise timer where the platform has one.
     pub(crate) fn open(first: Instant, interval: Duration) -> Pacer {
         Pacer {
-            kind: Kind::Open {
+            pace: Pace::Open {
                 schedule: Schedule::new(first, interval),
                 timer: Timer::precise(),
             },
@@ -56,7 +58,7 @@ impl Pacer {
     #[cfg(test)]
     fn open_with_tokio_timer(first: Instant, interval: Duration) -> Pacer {
         Pacer {
-            kind: Kind::Open {
+            pace: Pace::Open {
                 schedule: Schedule::new(first, interval),
                 timer: Timer::Tokio,
             },
@@ -66,15 +68,15 @@ impl Pacer {
     /// When the next request is due: now in closed loop, the next slot of
     /// the schedule in open loop.
     pub(crate) fn next_due(&mut self) -> Instant {
-        match &mut self.kind {
-            Kind::Closed => Instant::now(),
-            Kind::Open { schedule, .. } => schedule.next(),
+        match &mut self.pace {
+            Pace::Closed => Instant::now(),
+            Pace::Open { schedule, .. } => schedule.next(),
         }
     }
 
     /// Waits until `due` (returns at once if it has passed).
     pub(crate) async fn wait(&mut self, due: Instant) {
-        if let Kind::Open { timer, .. } = &mut self.kind {
+        if let Pace::Open { timer, .. } = &mut self.pace {
             timer.wait_until(due).await;
         }
     }
@@ -303,8 +305,8 @@ mod tests {
         // Loose bound: CI machines are busy. Typically a few µs.
         assert!(worst < Duration::from_millis(100), "worst lateness {worst:?}");
         assert!(matches!(
-            p.kind,
-            Kind::Open {
+            p.pace,
+            Pace::Open {
                 timer: Timer::Fd(_),
                 ..
             }

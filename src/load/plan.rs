@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::segment::Segment;
 use crate::capped_read::{mib, read_capped};
 
 use super::args::{is_token_byte, LoadArgs};
@@ -79,6 +80,8 @@ pub struct LoadPlan {
     pub expect: Expectations,
     /// Whether to draw a live progress line on stderr.
     pub progress: bool,
+    /// The part of a larger load this plan is, if it is one.
+    pub segment: Option<Segment>,
 }
 
 impl LoadPlan {
@@ -98,6 +101,7 @@ impl LoadPlan {
             rate: None,
             timeout: DEFAULT_TIMEOUT,
             expect: Expectations::default(),
+            segment: None,
             progress: false,
         })
     }
@@ -120,11 +124,12 @@ impl LoadPlan {
         plan.rate = args.rate;
         plan.timeout = args.timeout;
         plan.request.method = args.method.clone();
-        plan.request.headers = args
+        let own: Vec<(String, String)> = args
             .headers
             .iter()
             .map(|h| (h.name.clone(), h.value.clone()))
             .collect();
+        plan.request.headers = args.header_set.unwrap_or_default().compose(&own);
         plan.request.body = match (&args.body, &args.body_file) {
             (Some(text), _) => text.clone().into_bytes(),
             (None, Some(path)) => read_capped(path, MAX_BODY_BYTES as u64)
@@ -144,8 +149,37 @@ impl LoadPlan {
             body: args.expect_body.as_ref().map(|b| b.clone().into_bytes()),
         };
         plan.progress = !args.no_progress;
+        if let Some(segment) = args.segment {
+            plan.cut_to(segment)?;
+        }
         plan.validate()?;
         Ok(plan)
+    }
+
+    /// Keeps only `segment`'s share of the connections, the request count
+    /// and the rate (segment.rs).
+    fn cut_to(&mut self, segment: Segment) -> Result<(), PlanError> {
+        let connections = segment.of_count(self.connections as u64) as usize;
+        if connections == 0 {
+            return Err(PlanError::Invalid(format!(
+                "--segment {segment}: {} connections cut into {} parts leave this part none; give at least {} connections",
+                self.connections, segment.n, segment.n
+            )));
+        }
+        self.connections = connections;
+        if let Some(total) = self.requests {
+            let share = segment.of_count(total);
+            if share == 0 {
+                return Err(PlanError::Invalid(format!(
+                    "--segment {segment}: -n {total} cut into {} parts leaves this part no request",
+                    segment.n
+                )));
+            }
+            self.requests = Some(share);
+        }
+        self.rate = self.rate.map(|rate| segment.of_rate(rate));
+        self.segment = Some(segment);
+        Ok(())
     }
 
     /// Checks every value and combination; the message says what to change.

@@ -8,13 +8,16 @@ JSON writer both read this struct; `fwbench bench` gets it from
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
 
 use super::collector::{Collector, LATE_AFTER};
 use super::cpu;
 use super::error::ErrorKind;
 use super::histogram::LatencyStats;
 use super::plan::LoadPlan;
+use super::segment::Segment;
 use super::validate::MismatchKind;
 use super::worker::RawRun;
 
@@ -98,9 +101,44 @@ pub struct LoadReport {
     pub flagged: bool,
     /// Whether the run was stopped early (Ctrl-C or SIGTERM).
     pub interrupted: bool,
+    /// The part of a larger load this run was (`--segment K/N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<Segment>,
+    /// The measured window on the wall clock: what `fwbench merge` lines
+    /// runs on several machines up by.
+    pub window: WallWindow,
+    /// The latency histogram (µs) in HdrHistogram's own interchange form
+    /// (V2 compressed, base64), so runs add up exactly (`fwbench merge`).
+    pub histogram_hdr: String,
     /// The latency histogram (µs), for HDR output and merging.
     #[serde(skip)]
     pub histogram: Histogram<u64>,
+}
+
+/// A measured window on the wall clock, in seconds since the Unix epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WallWindow {
+    /// When measuring began (the warm-up's end).
+    pub start_unix_s: f64,
+    /// When the last measured request was done.
+    pub end_unix_s: f64,
+}
+
+impl WallWindow {
+    /// The window between two instants of this process's monotonic clock.
+    fn of(start: Instant, end: Instant) -> WallWindow {
+        let (now, wall_now) = (Instant::now(), SystemTime::now());
+        let unix = |at: Instant| {
+            let wall = wall_now
+                .checked_sub(now.saturating_duration_since(at))
+                .unwrap_or(UNIX_EPOCH);
+            wall.duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+        };
+        WallWindow {
+            start_unix_s: unix(start),
+            end_unix_s: unix(end),
+        }
+    }
 }
 
 /// Open-loop send delays.
@@ -196,6 +234,10 @@ impl LoadReport {
         let measured = last
             .min(raw.stop_end)
             .saturating_duration_since(raw.stop_measure_start);
+        let raw_window = (
+            raw.stop_measure_start,
+            last.min(raw.stop_end).max(raw.stop_measure_start),
+        );
         let wall = last.saturating_duration_since(raw.started);
         let mut threads = Vec::new();
         let mut opened = 0;
@@ -295,6 +337,9 @@ impl LoadReport {
             // a status mismatch).
             flagged: errors_total > 0 || mismatches_total > 0,
             interrupted: false,
+            segment: plan.segment,
+            window: WallWindow::of(raw_window.0.into_std(), raw_window.1.into_std()),
+            histogram_hdr: super::histogram::encode(&c.latency),
             histogram: c.latency,
         };
         report.warnings = warnings(&report, plan);

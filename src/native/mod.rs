@@ -1,4 +1,5 @@
-//! Native Rust rows: the built-in scenarios (hello, param, mw) served by
+//! Native Rust rows: the built-in scenarios (hello, param, mw, and of the
+//! others json-post, error, big-json, routes and routes-miss) served by
 //! plain Rust, under the same adapter settings as the JS rows (the same
 //! hyper HTTP/1.1 builder, worker model and listener), so the ratio to
 //! `hyper` says what the JS layer costs.
@@ -9,12 +10,21 @@
 //! In both, each link of the mw chain reads `x-test` and stamps `x-mw-<i>`
 //! after the handler ran (the unwind), link 3 also storing its elapsed time,
 //! as in scenarios/mw.js; the chain has five links, or `--depth` links.
+//! The error scenario mounts the same five links under /api. What the
+//! newer scenarios compute (an order summary, a users page, the route
+//! table's answers) is shared by both rows (shapes.rs).
+//!
+//! `stream` has no native row: the rows' services answer a full body
+//! (`Full<Bytes>`), and a streamed one would change the body type of every
+//! scenario's service for one row.
 
 mod axum_row;
 mod hyper_row;
 mod server;
+mod shapes;
 
 pub use server::start;
+pub use shapes::{routes, Route};
 
 /// A built-in scenario a native row implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +36,30 @@ pub enum Scenario {
     /// GET /mw through this many links reading `x-test` and stamping
     /// `x-mw-<i>`.
     Mw(usize),
+    /// POST /orders: parse the JSON order, answer 201 with its summary.
+    JsonPost,
+    /// GET /api/orders/:id through the five links: the handler fails, the
+    /// links stamp the 500 JSON answer.
+    Error,
+    /// GET /users: a 16.3 KB JSON page built and serialized per request.
+    BigJson,
+    /// The 100-route GitHub table (scenarios routes and routes-miss: the
+    /// same server, asked a different path).
+    Routes,
 }
 
 /// The built-in scenarios the native rows implement, by name (the names
 /// [`Scenario::from_name`] takes).
-pub const SCENARIOS: &[&str] = &["hello", "param", "mw"];
+pub const SCENARIOS: &[&str] = &[
+    "hello",
+    "param",
+    "mw",
+    "json-post",
+    "error",
+    "big-json",
+    "routes",
+    "routes-miss",
+];
 
 /// The link that also stores its elapsed time, as in scenarios/mw.js.
 const TIMED_LINK: usize = 3;
@@ -45,6 +74,10 @@ impl Scenario {
         let scenario = match name {
             "hello" => Self::Hello,
             "param" => Self::Param,
+            "json-post" => Self::JsonPost,
+            "error" => Self::Error,
+            "big-json" => Self::BigJson,
+            "routes" | "routes-miss" => Self::Routes,
             "mw" => return Ok(Self::Mw(depth.unwrap_or(MW_DEPTH))),
             _ => {
                 return Err(format!(
@@ -86,7 +119,9 @@ mod tests {
         let error = Scenario::from_name("hello", Some(3)).unwrap_err();
         assert!(error.contains("has no depth parameter"), "{error}");
         let error = Scenario::from_name("echo", None).unwrap_err();
-        assert!(error.contains("hello, param, mw"), "{error}");
+        assert!(error.contains("hello, param, mw, json-post"), "{error}");
+        assert_eq!(Scenario::from_name("routes-miss", None), Ok(Scenario::Routes));
+        assert_eq!(Scenario::from_name("stream", None).ok(), None);
     }
 
     #[test]

@@ -53,8 +53,12 @@ fn worker(
                 TowerToHyperService::new(router.clone())
             })
             .await;
-        } else if let Scenario::Mw(depth) = scenario {
-            let chain = hyper_row::mw_chain(depth);
+        } else if let Scenario::Mw(_) | Scenario::Error = scenario {
+            let depth = match scenario {
+                Scenario::Mw(depth) => depth,
+                _ => super::MW_DEPTH,
+            };
+            let chain = hyper_row::chain(scenario, depth);
             serve_connections(listener, config, shutdown, || {
                 TowerToHyperService::new(chain.clone())
             })

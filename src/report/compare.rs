@@ -306,6 +306,16 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
         format::cpus(&a.pinning.load_cpus),
         format::cpus(&b.pinning.load_cpus),
     );
+    // Different request headers are a different experiment, per scenario.
+    for scenario in union(&a.scenarios, &b.scenarios) {
+        if a.scenarios.contains(&scenario) && b.scenarios.contains(&scenario) {
+            differ(
+                &format!("request headers of {scenario}"),
+                a.header_set(&scenario).to_owned(),
+                b.header_set(&scenario).to_owned(),
+            );
+        }
+    }
     let applied = |applied: bool| if applied { "applied" } else { "not applied" }.to_owned();
     differ("pinning", applied(a.pinning.applied), applied(b.pinning.applied));
     match (a.options.as_object(), b.options.as_object()) {
@@ -464,6 +474,30 @@ mod tests {
         assert_eq!(parse_percent("2.5%"), Ok(2.5));
         assert!(parse_percent("-1").is_err());
         assert!(parse_percent("five").unwrap_err().contains("e.g. 5"));
+    }
+
+    #[test]
+    fn runs_that_sent_other_header_sets_say_so_per_scenario() {
+        let report = |sets: &[(&str, &str)]| {
+            let mut report = BenchReport::new(
+                Default::default(),
+                Default::default(),
+                Default::default(),
+                serde_json::json!({}),
+                "2026-12-01T00:00:00Z",
+            );
+            report.scenarios = vec!["hello".into(), "mw".into()];
+            report.header_sets = sets.iter().map(|(s, h)| (s.to_string(), h.to_string())).collect();
+            report
+        };
+        // A report from before header sets sent minimal everywhere.
+        let old = report(&[]);
+        let browser_hello = report(&[("hello", "browser"), ("mw", "minimal")]);
+        assert_eq!(
+            differences(&old, &browser_hello),
+            ["request headers of hello: A minimal, B browser"]
+        );
+        assert!(differences(&browser_hello, &browser_hello).is_empty());
     }
 
     #[test]

@@ -34,6 +34,8 @@ struct Written<'a> {
     started_at: &'a str,
     wall_time_s: f64,
     scenarios: &'a [String],
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    header_sets: &'a std::collections::BTreeMap<String, String>,
     frameworks: &'a [String],
     rows: Vec<WrittenRow<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -68,6 +70,7 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
         started_at,
         wall_time_s,
         scenarios,
+        header_sets,
         frameworks,
         rows,
         warnings,
@@ -82,6 +85,7 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
         started_at,
         wall_time_s: *wall_time_s,
         scenarios,
+        header_sets,
         frameworks,
         // Summary::of keeps one summary per row, in the rows' order.
         rows: rows

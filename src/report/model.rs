@@ -71,6 +71,12 @@ pub struct BenchReport {
     pub wall_time_s: f64,
     /// Scenario names in the order they were run and are reported.
     pub scenarios: Vec<String>,
+    /// The request header set each scenario's request carried (`minimal`,
+    /// `browser`, `api`: src/header_sets.rs), by scenario name. Reports
+    /// written before header sets existed lack it: their requests carried
+    /// the scenario's own headers only, i.e. `minimal`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub header_sets: BTreeMap<String, String>,
     /// Framework names (JS and native) in the order they are reported.
     pub frameworks: Vec<String>,
     /// One entry per framework × scenario that was attempted.
@@ -269,6 +275,7 @@ impl BenchReport {
             started_at: started_at.into(),
             wall_time_s: 0.0,
             scenarios: Vec::new(),
+            header_sets: BTreeMap::new(),
             frameworks: Vec::new(),
             rows: Vec::new(),
             warnings: Vec::new(),
@@ -298,6 +305,12 @@ impl BenchReport {
             }
         };
         &mut self.rows[index]
+    }
+
+    /// The header set `scenario`'s requests carried: as recorded, else
+    /// `minimal` (what every run sent before sets were recorded).
+    pub fn header_set(&self, scenario: &str) -> &str {
+        self.header_sets.get(scenario).map_or("minimal", String::as_str)
     }
 
     /// The row of `framework` × `scenario`, if any.

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 
 use super::anatomy;
 use super::format::{self, printable};
-use super::model::{BenchReport, RowStatus};
+use super::model::{BenchReport, MachineInfo, Pinning, RowStatus, ToolInfo};
 use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
 
@@ -159,8 +159,37 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
 
 /// The lines saying what ran where and how.
 fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
-    let tool = &report.tool;
-    let machine = &report.machine;
+    let rounds = format!(
+        "up to {} round{} per row",
+        summary.max_rounds,
+        if summary.max_rounds == 1 { "" } else { "s" }
+    );
+    let mut lines = run_header(
+        &report.tool,
+        &report.machine,
+        &report.pinning,
+        &report.started_at,
+        report.wall_time_s,
+        &rounds,
+    );
+    if let Some(line) = header_sets_line(report) {
+        lines.push(line);
+    }
+    lines.extend(report.warnings.iter().map(|w| format!("WARNING: {w}")));
+    lines
+}
+
+/// The run header `bench` and `sweep` share: fwbench and engine, machine,
+/// start and wall time (with `extent`, what the run covered), and where
+/// the servers and the load generator ran.
+pub fn run_header(
+    tool: &ToolInfo,
+    machine: &MachineInfo,
+    pinning: &Pinning,
+    started_at: &str,
+    wall_time_s: f64,
+    extent: &str,
+) -> Vec<String> {
     let cpus = match machine.logical_cpus {
         0 => String::new(),
         n => format!("{n} logical CPUs"),
@@ -175,7 +204,6 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
     if system.is_empty() {
         system.push("unknown".to_owned());
     }
-    let pinning = &report.pinning;
     let placement = format!(
         "servers on CPUs {}, load generator on CPUs {}",
         format::cpus(&pinning.server_cpus),
@@ -189,20 +217,42 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
     if let Some(note) = &pinning.note {
         pinned.push_str(&format!(": {note}"));
     }
-    let mut lines = vec![
+    vec![
         format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine),
         format!("machine: {}", system.join(" · ")),
         format!(
-            "started {} · wall time {} · up to {} round{} per row",
-            report.started_at,
-            crate::units::wall_time(report.wall_time_s),
-            summary.max_rounds,
-            if summary.max_rounds == 1 { "" } else { "s" }
+            "started {started_at} · wall time {} · {extent}",
+            crate::units::wall_time(wall_time_s),
         ),
         pinned,
-    ];
-    lines.extend(report.warnings.iter().map(|w| format!("WARNING: {w}")));
-    lines
+    ]
+}
+
+/// `request headers: browser`, or per set the scenarios that sent it when
+/// they differ (`request headers: browser (hello, mw) · minimal (param)`);
+/// nothing for a report that recorded none.
+fn header_sets_line(report: &BenchReport) -> Option<String> {
+    if report.header_sets.is_empty() {
+        return None;
+    }
+    let mut by_set: Vec<(&str, Vec<&str>)> = Vec::new();
+    for scenario in &report.scenarios {
+        let set = report.header_set(scenario);
+        match by_set.iter_mut().find(|(s, _)| *s == set) {
+            Some((_, scenarios)) => scenarios.push(scenario),
+            None => by_set.push((set, vec![scenario])),
+        }
+    }
+    let sets = match by_set.as_slice() {
+        [] => return None,
+        [(set, _)] => (*set).to_owned(),
+        _ => by_set
+            .iter()
+            .map(|(set, scenarios)| format!("{set} ({})", scenarios.join(", ")))
+            .collect::<Vec<_>>()
+            .join(" · "),
+    };
+    Some(format!("request headers: {sets} (docs/header-sets.md)"))
 }
 
 /// The reference's table: one line per framework, one column per scenario.

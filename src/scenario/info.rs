@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ScenarioRef;
 use crate::engine::{self, Engine, EngineOptions};
+use crate::header_sets::HeaderSet;
 
 /// The request a scenario sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,7 +18,8 @@ pub struct ScenarioRequest {
     pub method: String,
     /// Path and query (`/user/42?x=1`).
     pub path: String,
-    /// Request headers, in order.
+    /// Request headers, in order: once loaded, the header set's composed
+    /// with the scenario's own (which win), i.e. exactly what is sent.
     #[serde(default)]
     pub headers: Vec<(String, String)>,
     /// Request body, if any.
@@ -61,6 +63,10 @@ pub struct ScenarioInfo {
     /// a scenario without one.
     #[serde(default)]
     pub depth: Option<usize>,
+    /// The request header set its request carries: the one asked for
+    /// (`--headers`), else the scenario's own `headerSet`, else minimal.
+    #[serde(default)]
+    pub header_set: HeaderSet,
 }
 
 /// Normalizes the module's exports into the JSON `ScenarioInfo` reads:
@@ -83,6 +89,10 @@ const expect = built(scenario.expect);
 if (request == null || expect == null) {
   throw new TypeError("the scenario's request or expect function returned nothing");
 }
+if (scenario.headerSet != null && typeof scenario.headerSet !== "string") {
+  throw new TypeError("the scenario's headerSet must name a header set ('minimal', 'browser' or 'api'); " +
+    "its own headers go in request.headers (see scenarios/README.md)");
+}
 export default JSON.stringify({
   description: String(scenario.description ?? ""),
   request: {
@@ -99,10 +109,22 @@ export default JSON.stringify({
   },
   apps: Object.keys(scenario.apps),
   depth: options.depth ?? null,
+  headerSet: scenario.headerSet ?? null,
 });
 "#;
 
-/// Loads `scenario` in a fresh runtime and reads its data.
+/// The module's exports as [`DESCRIBE`] writes them: the data, plus the
+/// header set it names, if any.
+#[derive(Deserialize)]
+struct Described {
+    #[serde(flatten)]
+    info: ScenarioInfo,
+    #[serde(default, rename = "headerSet")]
+    header_set: Option<String>,
+}
+
+/// Loads `scenario` in a fresh runtime and reads its data; its request
+/// carries the header set (see [`ScenarioInfo::header_set`]).
 pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
     let options = EngineOptions {
         app_root: scenario.root.clone(),
@@ -124,8 +146,18 @@ pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
         .evaluate_to_string(&main, &code)
         .await
         .with_context(|| format!("scenario '{}' ({}) failed to load", scenario.name, scenario.url))?;
-    let mut info: ScenarioInfo = serde_json::from_str(&json)
+    let described: Described = serde_json::from_str(&json)
         .with_context(|| format!("scenario '{}' exports data fwbench cannot read", scenario.name))?;
+    let own =
+        match described.header_set {
+            Some(name) => Some(name.parse::<HeaderSet>().map_err(|error| {
+                anyhow::anyhow!("scenario '{}' exports headerSet: {error}", scenario.name)
+            })?),
+            None => None,
+        };
+    let mut info = described.info;
     info.name = scenario.name.clone();
+    info.header_set = scenario.headers.or(own).unwrap_or_default();
+    info.request.headers = info.header_set.compose(&info.request.headers);
     Ok(info)
 }

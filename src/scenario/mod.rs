@@ -14,11 +14,14 @@ use deno_core::ModuleSpecifier;
 
 use crate::engine::embedded;
 use crate::frameworks::Mode;
+use crate::header_sets::HeaderSet;
 
 mod expect;
 mod info;
+mod suite;
 
 pub use expect::{mismatches, SeenResponse};
+pub use suite::{Suite, DEFAULT_SUITE};
 
 pub use info::{load as load_info, ScenarioExpectations, ScenarioInfo, ScenarioRequest};
 
@@ -35,6 +38,10 @@ pub struct ScenarioRef {
     /// parameter (it exports `depth`, its default); `None` builds the
     /// default.
     pub depth: Option<usize>,
+    /// The request header set asked for (`--headers`), which replaces the
+    /// scenario's own `headerSet`; `None` keeps the scenario's (or
+    /// `minimal` when it names none).
+    pub headers: Option<HeaderSet>,
 }
 
 impl ScenarioRef {
@@ -44,6 +51,11 @@ impl ScenarioRef {
             depth: Some(depth),
             ..self.clone()
         }
+    }
+
+    /// The same scenario sending `headers` (`None`: its own set).
+    pub fn with_headers(self, headers: Option<HeaderSet>) -> ScenarioRef {
+        ScenarioRef { headers, ..self }
     }
 
     /// Its name in reports: `mw`, or `mw@8` when built at a chosen depth.
@@ -95,6 +107,7 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
             url,
             root: path.parent().map(Path::to_path_buf),
             depth: None,
+            headers: None,
         });
     }
     if embedded::get(&format!("scenarios/{arg}.js")).is_none() {
@@ -109,6 +122,7 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
         url,
         root: None,
         depth: None,
+        headers: None,
     })
 }
 
@@ -165,6 +179,13 @@ mod tests {
     }
 
     #[test]
+    fn the_route_tables_data_file_is_no_scenario_of_its_own() {
+        let builtins = builtin_names();
+        assert!(builtins.iter().all(|name| !name.contains('/')), "{builtins:?}");
+        assert!(builtins.len() > 3, "{builtins:?}");
+    }
+
+    #[test]
     fn missing_files_are_reported_by_path() {
         let error = resolve("./missing/scenario.js").unwrap_err().to_string();
         assert!(error.contains("./missing/scenario.js"), "{error}");
@@ -177,6 +198,7 @@ mod tests {
             url: ModuleSpecifier::parse("file:///tmp/we%22ird.js").unwrap(),
             root: None,
             depth: None,
+            headers: None,
         };
         let hono_patched =
             |scenario: &ScenarioRef| app_module(scenario, "hono-patched", "hono", Mode::HonoNodeServer);

@@ -40,7 +40,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let source = scenario::resolve(&args.scenario)?;
+    let source = scenario::resolve(&args.scenario)?.with_headers(args.headers);
     let default = tokio
         .block_on(scenario::load_info(&source))
         .with_context(|| format!("cannot sweep scenario '{}'", source.name))?;
@@ -56,6 +56,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     let matrix = Matrix {
         frameworks: frameworks::select(args.frameworks.as_deref())?,
         scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
+        headers: args.headers,
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
     eprintln!(

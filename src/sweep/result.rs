@@ -20,6 +20,9 @@ pub struct SweepResult {
     pub scenario: String,
     /// The depths measured, ascending.
     pub depths: Vec<usize>,
+    /// The request header set its requests carried (`minimal`, `browser`,
+    /// `api`; src/header_sets.rs).
+    pub header_set: String,
     /// fwbench, the engine and the versions of what was measured.
     pub tool: ToolInfo,
     /// The machine.
@@ -103,6 +106,10 @@ impl SweepResult {
             schema_version: SWEEP_SCHEMA_VERSION,
             scenario: scenario.to_owned(),
             depths: depths.to_vec(),
+            header_set: depths
+                .first()
+                .map_or("minimal", |&depth| report.header_set(&row_name(scenario, depth)))
+                .to_owned(),
             tool: report.tool.clone(),
             machine: report.machine.clone(),
             pinning: report.pinning.clone(),

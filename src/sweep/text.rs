@@ -9,13 +9,23 @@ use crate::report::{printable, Align, Table, CLIENT_BOUND};
 
 /// Writes the sweep's table, its reading guide and any warnings.
 pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "fwbench sweep: scenario {}, depths {}  [engine {}]",
+    let extent = format!(
+        "sweep of scenario {}, depths {}, request headers {}",
         printable(&sweep.scenario),
         join(&sweep.depths),
-        sweep.tool.engine
-    )?;
+        printable(&sweep.header_set)
+    );
+    let header = crate::report::run_header(
+        &sweep.tool,
+        &sweep.machine,
+        &sweep.pinning,
+        &sweep.started_at,
+        sweep.wall_time_s,
+        &extent,
+    );
+    for line in header {
+        writeln!(out, "{}", printable(&line))?;
+    }
     for warning in &sweep.warnings {
         writeln!(out, "WARNING: {}", printable(warning))?;
     }

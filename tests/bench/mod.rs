@@ -4,6 +4,7 @@
 
 mod anatomy;
 mod exit_status;
+mod headers;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +45,43 @@ fn check_passes_for_every_row_and_scenario() {
     );
     let passed = format!("{} passed, 0 failed", ALL.len() * 3);
     assert!(stdout.contains(&passed), "{stdout}");
+}
+
+/// The built-ins that run only when named (json-post, error, big-json,
+/// stream, routes, routes-miss) pass `check` on every row that implements
+/// them; native rows skip what they do not implement (stream).
+#[test]
+fn check_passes_for_every_row_of_the_scenarios_run_when_named() {
+    use fwbench::scenario::{builtin_names, Suite};
+    let named: Vec<String> = builtin_names()
+        .into_iter()
+        .filter(|name| !Suite::Default.contains(name))
+        .collect();
+    assert!(named.len() >= 6, "{named:?}");
+    let out = fwbench(["check", "--only", &named.join(",")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let native = ALL
+        .iter()
+        .filter(|f| f.kind() == fwbench::frameworks::RowKind::Native)
+        .count();
+    let skipped: usize = named
+        .iter()
+        .filter(|name| !fwbench::native::SCENARIOS.contains(&name.as_str()))
+        .map(|_| native)
+        .sum();
+    let passed = ALL.len() * named.len() - skipped;
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        passed,
+        "{stdout}"
+    );
+    let summary = format!("{passed} passed, 0 failed, {skipped} skipped");
+    assert!(stdout.contains(&summary), "{stdout}");
 }
 
 #[test]

@@ -9,5 +9,7 @@
 //! cores).
 
 mod apps;
+mod errors;
 mod isolation;
+mod routes;
 mod scenarios;

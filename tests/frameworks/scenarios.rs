@@ -65,22 +65,19 @@ fn scenario(key: &str) -> &'static Scenario {
     static ALL: OnceLock<HashMap<String, Scenario>> = OnceLock::new();
     let all = ALL.get_or_init(|| {
         let server = Server::start(&fixture("frameworks/describe.js"), &[]);
-        [
-            "builtin/hello",
-            "builtin/param",
-            "builtin/mw",
-            "builtin/mw?depth=3",
-            "file/echo",
-        ]
-        .into_iter()
-        .map(|key| {
-            let response = server.get(&format!("/{key}"));
-            assert_eq!(response.status, 200, "describe {key}: {}", response.text());
-            let scenario = serde_json::from_slice(&response.body)
-                .unwrap_or_else(|e| panic!("describe {key}: {e}: {}", response.text()));
-            (key.to_owned(), scenario)
-        })
-        .collect()
+        let builtins = fwbench::scenario::builtin_names()
+            .into_iter()
+            .map(|name| format!("builtin/{name}"));
+        builtins
+            .chain(["builtin/mw?depth=3".to_owned(), "file/echo".to_owned()])
+            .map(|key| {
+                let response = server.get(&format!("/{key}"));
+                assert_eq!(response.status, 200, "describe {key}: {}", response.text());
+                let scenario = serde_json::from_slice(&response.body)
+                    .unwrap_or_else(|e| panic!("describe {key}: {e}: {}", response.text()));
+                (key, scenario)
+            })
+            .collect()
     });
     &all[key]
 }
@@ -148,6 +145,19 @@ fn serves_file(framework: &str) {
     check(&server, scenario("file/echo"), &format!("echo.js on {framework}"));
 }
 
+/// The built-in scenarios each framework module of [`matrix!`] tests.
+const MATRIX_SCENARIOS: &[&str] = &[
+    "hello",
+    "param",
+    "mw",
+    "json-post",
+    "error",
+    "big-json",
+    "stream",
+    "routes",
+    "routes-miss",
+];
+
 /// One module per framework, one test per scenario.
 macro_rules! matrix {
     ($($module:ident => $framework:literal,)*) => {
@@ -168,6 +178,36 @@ macro_rules! matrix {
                     super::serves_builtin($framework, "mw");
                 }
 
+                #[test]
+                fn json_post() {
+                    super::serves_builtin($framework, "json-post");
+                }
+
+                #[test]
+                fn error() {
+                    super::serves_builtin($framework, "error");
+                }
+
+                #[test]
+                fn big_json() {
+                    super::serves_builtin($framework, "big-json");
+                }
+
+                #[test]
+                fn stream() {
+                    super::serves_builtin($framework, "stream");
+                }
+
+                #[test]
+                fn routes() {
+                    super::serves_builtin($framework, "routes");
+                }
+
+                #[test]
+                fn routes_miss() {
+                    super::serves_builtin($framework, "routes-miss");
+                }
+
                 /// A scenario file passed by path (a JSON POST body).
                 #[test]
                 fn echo_file() {
@@ -178,6 +218,17 @@ macro_rules! matrix {
         #[test]
         fn the_matrix_covers_every_framework() {
             assert_eq!(vec![$($framework),*], js_frameworks());
+        }
+
+        /// Each framework module above has one test per built-in scenario:
+        /// a new built-in needs its line there.
+        #[test]
+        fn the_matrix_covers_every_builtin_scenario() {
+            let mut tested = MATRIX_SCENARIOS.to_vec();
+            tested.sort_unstable();
+            let mut builtins = fwbench::scenario::builtin_names();
+            builtins.sort_unstable();
+            assert_eq!(tested, builtins);
         }
     };
 }
@@ -258,6 +309,27 @@ fn every_framework_builds_the_mw_chain_at_any_depth() {
     // The scenario's own expectations follow the depth.
     let mw = scenario("builtin/mw?depth=3");
     assert_eq!(mw.expect.headers.len(), 3);
+}
+
+/// The native rows serve every built-in they implement (the scenario's own
+/// expectations, as for the JS rows), and refuse the others by name.
+#[test]
+fn native_rows_serve_the_builtins_they_implement() {
+    let builtins = fwbench::scenario::builtin_names();
+    for framework in ["hyper", "axum"] {
+        for name in &builtins {
+            if fwbench::native::SCENARIOS.contains(&name.as_str()) {
+                serves_builtin(framework, name);
+            } else {
+                let err = serve_fails(framework, name.as_ref());
+                assert!(
+                    err.contains(&format!("not '{name}'")),
+                    "{framework} × {name}: {err}"
+                );
+            }
+        }
+    }
+    assert!(!fwbench::native::SCENARIOS.contains(&"stream"));
 }
 
 /// A depth is refused for a scenario without a depth parameter, by JS and

@@ -273,3 +273,41 @@ fn the_header_count_limit_is_the_documented_option() {
     let out = server.raw(raw.as_bytes(), Duration::from_secs(5));
     assert!(out.starts_with("HTTP/1.1 431"), "the default is 100: {out}");
 }
+
+/// hyper closes a connection whose request body the app left unread
+/// (`connection: close`), and a close with unread bytes in the socket is
+/// a reset, which drops what the kernel has not sent yet: the end of a
+/// large answer to a client that reads slowly (here on a reused
+/// connection; a new one's was not cut). Found by the property test
+/// (tests/host/property/).
+#[test]
+fn a_large_answer_before_an_unread_body_survives_the_close() {
+    let server = Server::start(&fixture("prop/app.js"), &[]);
+    let answer = r#"{"via":"response","status":200,"headers":[],"body":"string","text":"x","times":1048576}"#;
+    let mut body = String::new();
+    for _ in 0..8 {
+        body.push_str(&format!("400\r\n{}\r\n", "b".repeat(1024)));
+    }
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nx-prop-answer: {answer}\r\nTransfer-Encoding: chunked\r\n\r\n{body}0\r\n\r\n"
+    );
+    for _ in 0..3 {
+        let mut conn = Connection::open(&server.addr);
+        conn.send("GET", "/", &[], None);
+        assert_eq!(conn.read_response().map(|r| r.status), Ok(200));
+        let stream = conn.stream();
+        stream.write_all(request.as_bytes()).unwrap();
+        // The client reads only after the server is done with the
+        // connection.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut out = Vec::new();
+        let read = stream.read_to_end(&mut out);
+        let out = String::from_utf8_lossy(&out);
+        let body = out.split_once("\r\n\r\n").map_or(0, |(_, body)| body.len());
+        assert!(
+            read.is_ok() && out.starts_with("HTTP/1.1 200") && body == 1 << 20,
+            "{read:?}: {} bytes of the body",
+            body
+        );
+    }
+}

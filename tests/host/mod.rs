@@ -4,8 +4,11 @@
 
 mod faults;
 mod framing;
+mod globals;
 mod hostile;
 mod loading;
+mod outside_heap;
+mod property;
 mod sandbox;
 mod serve;
 mod snapshot;

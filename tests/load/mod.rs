@@ -9,6 +9,8 @@ use fwbench::load::{self, ExpectHeader, LoadError, LoadPlan, LoadReport, Verdict
 
 use crate::support::servers::{ok, out_of_turn, raw, scripted, Action};
 
+mod segments;
+
 fn plan(url: &str) -> LoadPlan {
     let mut p = LoadPlan::new(url).expect("valid plan");
     p.connections = 4;
@@ -327,6 +329,30 @@ fn human_summary_like_wrk() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+}
+
+/// `--json=FILE` writes the JSON report to a file, as `bench --json FILE`
+/// does, and leaves the human summary on stdout; `--json` alone prints
+/// JSON instead of the summary.
+#[test]
+fn json_with_a_file_writes_it_beside_the_summary() {
+    let server = scripted(|_| ok());
+    let url = server.url();
+    let dir = std::env::temp_dir().join(format!("fwbench-load-json-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("load.json");
+    let mut out = Vec::new();
+    let flag = format!("--json={}", file.display());
+    load::run(cli(&[&url, "-n", "50", "-c", "1", &flag]), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("Validation:"),
+        "the summary stays on stdout:\n{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("the file is written")).expect("valid JSON");
+    assert_eq!(json["responses"], 50, "{json:#}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

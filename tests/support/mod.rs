@@ -48,10 +48,22 @@ impl Server {
         ])
     }
 
+    /// [`Server::start`] with `env` set for the process.
+    pub fn start_with_env(app: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut args: Vec<&OsStr> = vec![app.as_os_str()];
+        args.extend(extra.iter().map(OsStr::new));
+        Server::spawn(&args, env)
+    }
+
     /// Starts `fwbench serve ARGS... --port 0` and waits until it prints the
     /// URL it listens on.
     pub fn start_with(args: &[&OsStr]) -> Server {
+        Server::spawn(args, &[])
+    }
+
+    fn spawn(args: &[&OsStr], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+            .envs(env.iter().copied())
             .arg("serve")
             .args(args)
             .args(["--port", "0"])
@@ -255,6 +267,11 @@ impl Connection {
         Connection {
             reader: BufReader::new(stream),
         }
+    }
+
+    /// The socket, for raw writes and reads.
+    pub fn stream(&mut self) -> &mut TcpStream {
+        self.reader.get_mut()
     }
 
     pub fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) {

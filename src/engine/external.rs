@@ -1,0 +1,234 @@
+//! Memory a runtime holds outside its JS heap, on the app's behalf: the
+//! backing stores of ArrayBuffers and SharedArrayBuffers (typed arrays and
+//! DataViews included) and the bytes of Blobs. `--max-heap-mb` bounds the
+//! JS heap only; without this budget one handler that kept 5 × 128 MiB of
+//! SharedArrayBuffer at `--max-heap-mb 64` answered 200 five times at 695
+//! MB of RSS (issue 30 C).
+//!
+//! Each runtime gets an [`ExternalBudget`] of the same size as its heap
+//! limit. What counts against it, and how an allocation past it fails:
+//! - V8: every backing store the engine allocates goes through the isolate's
+//!   ArrayBuffer allocator, here [`counting_allocator`], which returns null
+//!   past the budget; V8 then collects garbage, tries once more, and throws
+//!   `RangeError: Array buffer allocation failed`. WebAssembly memories do
+//!   not use this allocator (V8 reserves them from the page allocator), so
+//!   the bootstrap removes `WebAssembly` (js/runtime/bootstrap.js).
+//! - QuickJS-ng: ArrayBuffers come from the runtime's own malloc and so count
+//!   against the heap limit already, but the backend allocates
+//!   SharedArrayBuffers with the C library's calloc; the bootstrap wraps the
+//!   constructor to reserve here first ([`op_fwbench_external_reserve`]).
+//! - Both: a Blob's bytes are copied into deno_web's blob store, in Rust;
+//!   [`op_fwbench_blob_create_part`] takes the place of deno_web's op to
+//!   count them, and refuses a part past the budget with a `RangeError`.
+//!
+//! Buffers that host ops make from Rust memory (a request body,
+//! `TextEncoder.encode`'s result, a Blob read back) are not counted: V8
+//! adopts them without its allocator.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use deno_core::{op2, JsBuffer, OpState};
+use deno_error::JsErrorBox;
+use deno_web::{BlobPart, BlobStoreTrait};
+
+/// How many bytes a runtime may hold outside its JS heap, and how many it
+/// holds. Shared by the allocator (on V8 it outlives the isolate, until its
+/// last backing store is freed) and the runtime's ops.
+#[derive(Debug)]
+pub struct ExternalBudget {
+    limit: usize,
+    used: AtomicUsize,
+    /// Whether a refusal was logged: once per runtime is enough to say why
+    /// the app sees `RangeError`s.
+    logged: AtomicBool,
+}
+
+impl ExternalBudget {
+    /// A budget of `limit` bytes, none used.
+    pub fn new(limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            limit,
+            used: AtomicUsize::new(0),
+            logged: AtomicBool::new(false),
+        })
+    }
+
+    /// Takes `bytes` from the budget, or returns false (and takes nothing)
+    /// when they would take it past its limit.
+    pub fn try_reserve(&self, bytes: usize, what: &str) -> bool {
+        let taken = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                used.checked_add(bytes).filter(|&total| total <= self.limit)
+            });
+        if taken.is_err() && !self.logged.swap(true, Ordering::Relaxed) {
+            // Not eprintln!: a closed stderr must not panic inside an
+            // allocation. The app sees the refusal as a RangeError.
+            let _ = writeln!(
+                std::io::stderr(),
+                "fwbench: {what} of {bytes} bytes refused: memory outside the JS heap (ArrayBuffers, \
+                 SharedArrayBuffers, Blobs) is limited to {} MiB per worker, as the heap is (--max-heap-mb); \
+                 logged once per runtime",
+                self.limit >> 20
+            );
+        }
+        taken.is_ok()
+    }
+
+    /// Gives back `bytes` taken by [`try_reserve`](Self::try_reserve).
+    pub fn release(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// The bytes held now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+}
+
+/// An ArrayBuffer allocator for V8 that counts every backing store against
+/// `budget` and refuses one past it (V8 then throws a `RangeError`). The
+/// memory itself comes from calloc/malloc, as with V8's default allocator.
+#[cfg(feature = "v8")]
+pub fn counting_allocator(budget: Arc<ExternalBudget>) -> deno_core::v8::UniqueRef<deno_core::v8::Allocator> {
+    use std::ffi::c_void;
+
+    use deno_core::v8;
+
+    unsafe extern "C" fn allocate(budget: &ExternalBudget, len: usize) -> *mut c_void {
+        if !budget.try_reserve(len, "an ArrayBuffer") {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: calloc with a non-zero size; a null result is V8's
+        // "allocation failed", as from the default allocator.
+        let data = unsafe { libc::calloc(len.max(1), 1) };
+        if data.is_null() {
+            budget.release(len);
+        }
+        data
+    }
+    unsafe extern "C" fn allocate_uninitialized(budget: &ExternalBudget, len: usize) -> *mut c_void {
+        if !budget.try_reserve(len, "an ArrayBuffer") {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as in `allocate`; V8 asked for uninitialized memory.
+        let data = unsafe { libc::malloc(len.max(1)) };
+        if data.is_null() {
+            budget.release(len);
+        }
+        data
+    }
+    unsafe extern "C" fn free(budget: &ExternalBudget, data: *mut c_void, len: usize) {
+        // SAFETY: `data` came from `allocate` or `allocate_uninitialized`
+        // with this `len` (V8's contract for Free).
+        unsafe { libc::free(data) };
+        budget.release(len);
+    }
+    unsafe extern "C" fn drop(budget: *const ExternalBudget) {
+        // SAFETY: the pointer is the `Arc::into_raw` below, dropped once,
+        // when V8 drops the allocator.
+        unsafe { Arc::from_raw(budget) };
+    }
+    static VTABLE: v8::RustAllocatorVtable<ExternalBudget> = v8::RustAllocatorVtable {
+        allocate,
+        allocate_uninitialized,
+        free,
+        drop,
+    };
+    // SAFETY: the handle stays valid until V8 calls `drop`, which gives
+    // back the reference taken here.
+    unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
+}
+
+/// A Blob's bytes, counted against the budget while the blob store holds
+/// them.
+#[derive(Debug)]
+struct CountedBlobPart {
+    bytes: Vec<u8>,
+    budget: Arc<ExternalBudget>,
+}
+
+impl Drop for CountedBlobPart {
+    fn drop(&mut self) {
+        self.budget.release(self.bytes.len());
+    }
+}
+
+#[async_trait::async_trait]
+impl BlobPart for CountedBlobPart {
+    async fn read<'a>(&'a self) -> &'a [u8] {
+        &self.bytes
+    }
+
+    fn size(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// deno_web's `op_blob_create_part` (which copies a Blob's bytes into the
+/// blob store), counting the copy against the runtime's budget.
+#[op2]
+#[string]
+pub fn op_fwbench_blob_create_part(
+    state: &mut OpState,
+    #[buffer] data: JsBuffer,
+) -> Result<String, JsErrorBox> {
+    let budget = state.borrow::<Arc<ExternalBudget>>().clone();
+    if !budget.try_reserve(data.len(), "a Blob") {
+        return Err(refusal("a Blob", data.len(), &budget));
+    }
+    let part = CountedBlobPart {
+        bytes: data.to_vec(),
+        budget,
+    };
+    let store = state.borrow::<Arc<dyn BlobStoreTrait>>();
+    Ok(store.insert_part(Arc::new(part)).to_string())
+}
+
+/// Takes `bytes` from the runtime's budget for a buffer JS is about to
+/// allocate outside the engine's accounting (QuickJS's SharedArrayBuffers);
+/// throws a `RangeError` past it.
+#[op2(fast)]
+pub fn op_fwbench_external_reserve(state: &mut OpState, #[number] bytes: usize) -> Result<(), JsErrorBox> {
+    let budget = state.borrow::<Arc<ExternalBudget>>();
+    if budget.try_reserve(bytes, "a SharedArrayBuffer") {
+        Ok(())
+    } else {
+        Err(refusal("a SharedArrayBuffer", bytes, budget))
+    }
+}
+
+/// Gives back what [`op_fwbench_external_reserve`] took, once the buffer is
+/// collected.
+#[op2(fast)]
+pub fn op_fwbench_external_release(state: &mut OpState, #[number] bytes: usize) {
+    state.borrow::<Arc<ExternalBudget>>().release(bytes);
+}
+
+fn refusal(what: &str, bytes: usize, budget: &ExternalBudget) -> JsErrorBox {
+    JsErrorBox::range_error(format!(
+        "{what} of {bytes} bytes would take this worker past its {} MiB for memory outside the JS heap \
+         ({} bytes held; --max-heap-mb sets both limits)",
+        budget.limit >> 20,
+        budget.used()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reservation_past_the_limit_takes_nothing() {
+        let budget = ExternalBudget::new(100);
+        assert!(budget.try_reserve(60, "a test"));
+        assert!(!budget.try_reserve(41, "a test"));
+        assert_eq!(budget.used(), 60);
+        assert!(budget.try_reserve(40, "a test"));
+        budget.release(100);
+        assert_eq!(budget.used(), 0);
+        assert!(!budget.try_reserve(usize::MAX, "a test"));
+    }
+}
