@@ -209,15 +209,16 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
 // Engine-internal globals (issue 30 A). The QuickJS-ng backend (v8x)
 // leaves its helpers on globalThis: among them `__v8x_snapshot_intrinsics`,
 // an array of every native function, the original Atomics.wait included.
-// QuickJS's `gc` lets app code force a full collection (V8's extension
-// flags, such as `--expose-gc`, add globals that cannot be deleted: they
-// are refused in src/engine/flags.rs). A ShadowRealm (QuickJS-ng, and V8
-// under `--harmony-shadow-realm`) is a fresh realm with all of that again,
-// and WebAssembly memories are allocated where no limit counts them
-// (src/engine/external.rs). None of them is part of the surface an app
-// may use: tests/fixtures/globals/allowed.txt lists that surface, and a
-// test holds both engines to it.
-const { ReflectApply, ReflectConstruct, SymbolFor } = primordials;
+// They are taken off globalThis here, into `backend`, for the two uses
+// below. The other engine-internal globals (`gc`, ShadowRealm,
+// WebAssembly, the Temporal polyfill's symbols) are removed by the host
+// once the runtime is built (src/engine/mod.rs, `REMOVE_GLOBALS`), not
+// here: on V8 this module runs when the startup snapshot is built, and V8
+// installs flag-enabled globals such as ShadowRealm again in every context
+// made from a snapshot. tests/fixtures/globals/allowed.txt lists the
+// surface an app may use, and a test holds both engines to it, with the
+// snapshot and without.
+const { ReflectApply, ReflectConstruct } = primordials;
 const backend = {};
 for (const name of Object.getOwnPropertyNames(globalThis)) {
   if (name.startsWith("__v8x")) {
@@ -225,19 +226,6 @@ for (const name of Object.getOwnPropertyNames(globalThis)) {
     delete globalThis[name];
   }
 }
-for (
-  const name of [
-    "gc",
-    "ShadowRealm",
-    "WebAssembly",
-  ]
-) {
-  delete globalThis[name];
-}
-// The QuickJS backend's Temporal polyfill shares its slots through these
-// registered symbols; it read them into its own scope when it loaded.
-delete globalThis[SymbolFor("@@Temporal__GetSlots")];
-delete globalThis[SymbolFor("@@Temporal__CreateSlots")];
 if (backend.__v8xAtomicsRegisterWaiter) rebindAtomics(backend);
 if (backend.__v8x_snapshot_intrinsics) countSharedArrayBuffers();
 

@@ -12,7 +12,8 @@
 //!   past the budget; V8 then collects garbage, tries once more, and throws
 //!   `RangeError: Array buffer allocation failed`. WebAssembly memories do
 //!   not use this allocator (V8 reserves them from the page allocator), so
-//!   the bootstrap removes `WebAssembly` (js/runtime/bootstrap.js).
+//!   the host removes `WebAssembly` before app code runs (`REMOVE_GLOBALS`
+//!   in engine/mod.rs).
 //! - QuickJS-ng: ArrayBuffers come from the runtime's own malloc and so count
 //!   against the heap limit already, but the backend allocates
 //!   SharedArrayBuffers with the C library's calloc; the bootstrap wraps the

@@ -2,7 +2,7 @@
 //! engines. tests/fixtures/globals/allowed.txt is that surface, one list
 //! with the reason for each group; the engines' own globals (the QuickJS
 //! backend's `__v8x*` helpers, `gc`, V8's flag-enabled extensions) are
-//! removed before app code runs.
+//! removed before app code runs, with V8's startup snapshot and without.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -73,6 +73,21 @@ fn an_app_sees_only_the_documented_globals() {
     assert!(wrong.is_empty(), "on {ENGINE}:\n{}", wrong.join("\n"));
 }
 
+/// The same surface when V8 starts without its startup snapshot: the
+/// bootstrap then runs in each runtime instead of at build time, and the
+/// host's removal of the engine's own globals comes after it either way.
+#[test]
+#[cfg_attr(not(feature = "v8"), ignore = "V8's startup snapshot")]
+fn an_app_sees_the_same_globals_without_the_snapshot() {
+    let server = Server::start_with_env(&fixture("globals/app.js"), &[], &[("FWBENCH_SNAPSHOT", "off")]);
+    let wrong = differences(&server);
+    assert!(
+        wrong.is_empty(),
+        "on {ENGINE} without the snapshot:\n{}",
+        wrong.join("\n")
+    );
+}
+
 /// A V8 flag can add a global the bootstrap removes (`ShadowRealm`); those
 /// that add globals it cannot remove (`--expose-gc`: `gc` is not
 /// configurable) are refused at start-up.
@@ -88,10 +103,22 @@ fn globals_that_v8_flags_add_are_removed_or_the_flags_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--expose-gc is refused"), "{stderr}");
 
+    // V8 installs flag-enabled globals again in each context made from the
+    // startup snapshot: they are removed at run time, on both paths.
     let flags = "--harmony-shadow-realm";
-    let server = Server::start_with_env(&fixture("globals/app.js"), &[], &[("FWBENCH_V8_FLAGS", flags)]);
-    let wrong = differences(&server);
-    assert!(wrong.is_empty(), "with {flags}:\n{}", wrong.join("\n"));
+    for snapshot in ["on", "off"] {
+        let server = Server::start_with_env(
+            &fixture("globals/app.js"),
+            &[],
+            &[("FWBENCH_V8_FLAGS", flags), ("FWBENCH_SNAPSHOT", snapshot)],
+        );
+        let wrong = differences(&server);
+        assert!(
+            wrong.is_empty(),
+            "with {flags}, snapshot {snapshot}:\n{}",
+            wrong.join("\n")
+        );
+    }
 }
 
 /// Issue 30 A's reproduction: the original `Atomics.wait`, found among the
