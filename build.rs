@@ -244,7 +244,13 @@ fn build_snapshot(locked: &[(String, String)]) {
     for file in &built.files_loaded_during_snapshot {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    for file in ["extensions.rs", "external.rs", "ops_host.rs", "sandbox.rs", "snapshot_seal.rs"] {
+    for file in [
+        "extensions.rs",
+        "external.rs",
+        "ops_host.rs",
+        "sandbox.rs",
+        "snapshot_seal.rs",
+    ] {
         println!("cargo:rerun-if-changed=src/engine/{file}");
     }
     let dest = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("startup_snapshot.bin");
