@@ -11,3 +11,4 @@ mod outside_heap;
 mod sandbox;
 mod serve;
 mod stopping;
+mod webcrypto;
