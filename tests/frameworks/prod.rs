@@ -5,7 +5,9 @@
 //! signature, with a malformed one), and the access log's lines in the
 //! runtime's bounded sink, in the number and format each package writes by
 //! default. The sink is read through tests/fixtures/frameworks/scenarios/
-//! prod-probe.js, the built-in apps with one more route, GET /__log.
+//! prod-probe.js, the built-in apps with one more route, GET /__log. And
+//! the concerns it declares: each left out in turn is gone from the answer
+//! (tests/fixtures/concerns, in-process under `fwbench test`).
 
 use std::collections::HashSet;
 
@@ -267,4 +269,24 @@ fn the_access_log_sink_is_bounded() {
     let state = probe(&mut conn, &server);
     assert!(state["total"].as_u64().expect("a count") > 1024, "{state}");
     assert_eq!(state["kept"], 1024, "{state}");
+}
+
+/// The prod scenario's concerns can be left out one at a time (what a
+/// later `sweep --ablate` builds): tests/fixtures/concerns/concerns.test.js
+/// builds the fetch-style apps without each and checks the answer against
+/// `expect` for the same list.
+#[test]
+fn each_concern_left_out_is_gone_from_the_answer() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .arg("test")
+        .arg(fixture("concerns"))
+        .output()
+        .expect("run fwbench test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("6 passed, 0 failed"), "{stdout}");
 }
