@@ -12,3 +12,4 @@ mod property;
 mod sandbox;
 mod serve;
 mod stopping;
+mod webcrypto;
