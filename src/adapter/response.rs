@@ -139,10 +139,12 @@ pub(super) fn one_content_length(headers: &mut HeaderMap) {
 /// the length of a body they do not send, and a 204 has none (hyper drops
 /// both its body and its `Content-Length`).
 pub(super) fn declares_only(table: &RequestTable, id: u32, response: &Response<ResBody>) -> bool {
-    matches!(response.status(), StatusCode::NOT_MODIFIED | StatusCode::NO_CONTENT)
-        || table
-            .with_slot(id, |slot| slot.method == Method::HEAD)
-            .unwrap_or(false)
+    matches!(
+        response.status(),
+        StatusCode::NOT_MODIFIED | StatusCode::NO_CONTENT
+    ) || table
+        .with_slot(id, |slot| slot.method == Method::HEAD)
+        .unwrap_or(false)
 }
 
 /// The body length `headers`' `Content-Length` declares, if they have one:
