@@ -9,12 +9,17 @@
  *     shared dist/chunks/hono-*.js (one build with code splitting, so every
  *     hono subpath and @hono/node-server share one Hono class),
  *   dist/express.js, dist/fastify.js, dist/elysia.js (one ES module each),
+ *   dist/npm/<package>.js: the production middleware packages the `prod`
+ *     scenario mounts (MIDDLEWARE below), one ES module each per framework
+ *     group; elysia's plugins import `elysia` itself, left external so they
+ *     extend the one Elysia class dist/elysia.js holds,
  *   dist/polyfills/<name>.js: the npm polyfills (events, buffer,
  *     readable-stream, string_decoder, url) that js/runtime/node/*.js imports
  *     as fwbench:///vendor/polyfills/<name>.js,
- *   dist/manifest.json: {frameworks: {name: version}, specifiers: {bare
- *     specifier: file under dist/}}; the embedded host maps each listed bare
- *     specifier to fwbench:///vendor/<file>.
+ *   dist/manifest.json: {frameworks: {name: version}, packages: {middleware
+ *     package: version}, specifiers: {bare specifier: file under dist/}}; the
+ *     embedded host maps each listed bare specifier to
+ *     fwbench:///vendor/<file>.
  *
  * How Node built-ins are handled (the contract with js/runtime/node/): a
  * bundle imports a built-in only as a static ESM import of `node:X`, which
@@ -60,6 +65,23 @@ const HONO_SUBPATHS = [
   'router/reg-exp-router', 'router/smart-router', 'router/trie-router',
   'router/pattern-router', 'router/linear-router',
 ];
+
+/**
+ * The middleware packages scenarios/prod.js mounts (CORS, security headers,
+ * request id, access log, JWT auth per framework; hono's are hono
+ * subpaths, above), bundled unmodified, grouped by the framework they plug
+ * into. `external` stays a bare import the host resolves: elysia's plugins
+ * must extend the same Elysia class as the app. Which package fills which
+ * concern, and why: scenarios/README.md, "The prod chain".
+ */
+const MIDDLEWARE = {
+  express: { packages: ['cors', 'helmet', 'express-request-id', 'morgan', 'express-jwt'] },
+  fastify: { packages: ['@fastify/cors', '@fastify/helmet', '@fastify/jwt'] },
+  elysia: {
+    packages: ['@elysiajs/cors', 'elysia-helmet', '@bogeychan/elysia-logger', '@elysiajs/jwt'],
+    external: ['elysia'],
+  },
+};
 
 /**
  * Specifiers that name an npm package explicitly (trailing slash) but must
@@ -205,6 +227,18 @@ async function main() {
     { label: 'express', options: { entryPoints: { express: 'express' }, outdir: DIST } },
     { label: 'fastify', options: { entryPoints: { fastify: 'fastify' }, outdir: DIST } },
     { label: 'elysia', options: { entryPoints: { elysia: 'elysia' }, outdir: DIST } },
+    // One group per framework, split so packages the group shares (helmet
+    // under @fastify/helmet, pino under the elysia logger) are one chunk.
+    ...Object.entries(MIDDLEWARE).map(([framework, { packages, external = [] }]) => ({
+      label: `${framework} middleware`,
+      options: {
+        entryPoints: packages.map((name) => ({ in: name, out: `npm/${name}` })),
+        splitting: true,
+        chunkNames: `chunks/${framework}-mw-[hash]`,
+        external,
+        outdir: DIST,
+      },
+    })),
   ];
 
   const specifiers = {
@@ -214,6 +248,9 @@ async function main() {
     express: 'express.js',
     fastify: 'fastify.js',
     elysia: 'elysia.js',
+    ...Object.fromEntries(
+      Object.values(MIDDLEWARE).flatMap(({ packages }) => packages.map((name) => [name, `npm/${name}.js`])),
+    ),
   };
 
   try {
@@ -237,7 +274,13 @@ async function main() {
       JSON.parse(readFileSync(join(VENDOR, 'node_modules', name, 'package.json'), 'utf8')).version,
     ]),
   );
-  const manifest = { frameworks, specifiers };
+  const packages = Object.fromEntries(
+    Object.values(MIDDLEWARE)
+      .flatMap(({ packages: names }) => names)
+      .sort()
+      .map((name) => [name, JSON.parse(readFileSync(join(VENDOR, 'node_modules', name, 'package.json'), 'utf8')).version]),
+  );
+  const manifest = { frameworks, packages, specifiers };
   writeFileSync(join(DIST, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(`wrote ${join(DIST, 'manifest.json')}`);
 }

@@ -12,11 +12,14 @@ import {
   op_fwbench_external_release,
   op_fwbench_external_reserve,
   op_fwbench_hash,
+  op_fwbench_hmac,
+  op_fwbench_hmac_verify,
   op_fwbench_log,
   op_fwbench_random_fill,
   op_fwbench_random_uuid,
   op_fwbench_timing_safe_equal,
 } from "ext:core/ops";
+import { createSubtle } from "ext:fwbench_engine/webcrypto.js";
 
 const webidl = core.loadExtScript("ext:deno_webidl/00_webidl.js");
 const url = core.loadExtScript("ext:deno_web/00_url.js");
@@ -130,20 +133,36 @@ const globals = {
     structuredCloneMod.structuredClone,
 };
 for (const name of Object.keys(globals)) define(name, globals[name]);
+// performance.timeOrigin is set by whoever bootstraps deno_web (Deno does in
+// its runtime's main); unset it is undefined, and process.hrtime, which
+// pino reads when it loads, would be NaN.
+performanceMod.setTimeOrigin();
 
 // console: deno_web's Console, printing through deno_core's op_print
 // (stdout for log/info/debug, stderr for warn/error).
 define("console", new consoleMod.Console((msg, level) => core.print(msg, level > 1)));
 
-// crypto: only what frameworks use on the request path. deno_crypto is not
-// part of this host (it drags in the whole WebCrypto surface), so these two
-// come from our own ops.
+// crypto: what frameworks and their auth packages use on the request path,
+// from our own ops. deno_crypto is not part of this host (it is the whole
+// WebCrypto surface with ring and aws-lc behind it); crypto.subtle is the
+// subset js/runtime/webcrypto.js implements (SHA digests, HMAC keys, sign
+// and verify: what HS256 JWTs need), over src/engine/ops_crypto.rs.
+const webcrypto = createSubtle({
+  digest: op_fwbench_hash,
+  hmac: op_fwbench_hmac,
+  hmacVerify: op_fwbench_hmac_verify,
+  randomFill: op_fwbench_random_fill,
+  DOMException: domException.DOMException,
+  atob: base64.atob,
+  btoa: base64.btoa,
+});
 class Crypto {
   getRandomValues(array) {
     if (!ArrayBuffer.isView(array) || array instanceof Float32Array ||
       array instanceof Float64Array || array instanceof DataView) {
-      throw new TypeError(
+      throw new DOMException(
         "crypto.getRandomValues: expected an integer TypedArray",
+        "TypeMismatchError",
       );
     }
     if (array.byteLength > 65536) {
@@ -161,11 +180,13 @@ class Crypto {
     return op_fwbench_random_uuid();
   }
   get subtle() {
-    throw new Error("crypto.subtle is not available in fwbench's host");
+    return webcrypto.subtle;
   }
 }
 define("crypto", new Crypto());
 define("Crypto", Crypto);
+define("CryptoKey", webcrypto.CryptoKey);
+define("SubtleCrypto", webcrypto.SubtleCrypto);
 
 // Atomics.wait blocks the calling thread, and here that thread is a worker's
 // only one: no request, timer or 504 could run until it returns, and the
@@ -198,6 +219,7 @@ core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
 Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
   value: Object.freeze({
     hash: (algorithm, data) => op_fwbench_hash(algorithm, data),
+    hmac: (algorithm, key, data) => op_fwbench_hmac(algorithm, key, data),
     timingSafeEqual: (a, b) => op_fwbench_timing_safe_equal(a, b),
     log: (line) => op_fwbench_log(String(line)),
     getAsyncContext: () => core.getAsyncContext(),

@@ -1,5 +1,5 @@
-// Host services for fwbench's runtime modules (the node:* shims): digests
-// and constant-time comparison done in Rust, the server log, the port the
+// Host services for fwbench's runtime modules (the node:* shims): digests,
+// HMAC and constant-time comparison done in Rust, the server log, the port the
 // app is served on, and the node:http shim's hand-off with the adapter.
 // App code should not import this module.
 //
@@ -11,13 +11,26 @@ const internal = globalThis[Symbol.for("fwbench.internal")];
 const adapter = () => globalThis[Symbol.for("fwbench.host")];
 
 /**
- * Digest of `data` with `algorithm` ('sha1' | 'md5' | 'sha256' | 'sha512').
+ * Digest of `data` with `algorithm` ('sha1' | 'md5' | 'sha256' | 'sha384' |
+ * 'sha512').
  * @param {string} algorithm
  * @param {Uint8Array} data
  * @returns {Uint8Array}
  */
 export function hash(algorithm, data) {
   return internal.hash(algorithm, data);
+}
+
+/**
+ * HMAC of `data` under `key` with the digest `algorithm` ('sha1' | 'md5' |
+ * 'sha256' | 'sha384' | 'sha512').
+ * @param {string} algorithm
+ * @param {Uint8Array} key
+ * @param {Uint8Array} data
+ * @returns {Uint8Array}
+ */
+export function hmac(algorithm, key, data) {
+  return internal.hmac(algorithm, key, data);
 }
 
 /**

@@ -14,9 +14,10 @@
  *   app is served ("fetch", "node" or "hono-node-server": hono's app with
  *   the runtime's global Request/Response replaced by @hono/node-server's
  *   lightweight classes, as Node users of hono get them)
- * @param {{ depth?: number }} [options] what the factory is built for: a
- *   scenario that exports `depth` (its chain's default length) receives the
- *   depth asked for, or its default
+ * @param {{ depth?: number, without?: string[] }} [options] what the
+ *   factory is built for: a scenario that exports `depth` (its chain's
+ *   default length) receives the depth asked for, or its default; one that
+ *   exports `concerns` receives those not in `without`
  */
 export async function appFor(scenario, name, framework, options = {}) {
   const apps = scenario.apps;
@@ -48,20 +49,46 @@ export async function appFor(scenario, name, framework, options = {}) {
 
 /**
  * The options a scenario's factories (and an `expect` function) receive:
- * `{ depth }` for a scenario that exports a default `depth`, else `{}`.
+ * `{ depth }` for a scenario that exports a default `depth`, and
+ * `{ concerns }` for one that exports the names of its chain's concerns
+ * (scenarios/prod.js): the concerns to mount, every one unless `without`
+ * names some to leave out (what an ablation run asks for). Else `{}`.
  */
-export function factoryOptions(scenario, name, { depth } = {}) {
+export function factoryOptions(scenario, name, { depth, without } = {}) {
+  const options = {};
   if (scenario.depth === undefined) {
     if (depth !== undefined) {
       throw new TypeError(
         `scenario '${name}' has no depth parameter (it would export \`depth\`, its chain's default length: see scenarios/README.md)`,
       );
     }
-    return {};
+  } else {
+    const chosen = depth ?? scenario.depth;
+    if (!Number.isInteger(chosen) || chosen < 0) {
+      throw new TypeError(`scenario '${name}': depth must be a whole number >= 0, not ${String(chosen)}`);
+    }
+    options.depth = chosen;
   }
-  const chosen = depth ?? scenario.depth;
-  if (!Number.isInteger(chosen) || chosen < 0) {
-    throw new TypeError(`scenario '${name}': depth must be a whole number >= 0, not ${String(chosen)}`);
+  if (scenario.concerns !== undefined) {
+    options.concerns = enabledConcerns(scenario.concerns, name, without ?? []);
+  } else if (without !== undefined && without.length > 0) {
+    throw new TypeError(
+      `scenario '${name}' declares no concerns (it would export \`concerns\`, the names of its chain's parts: see scenarios/README.md)`,
+    );
   }
-  return { depth: chosen };
+  return options;
+}
+
+/** The declared concerns minus `without`, each name in `without` checked. */
+function enabledConcerns(declared, name, without) {
+  if (!Array.isArray(declared) || !declared.every((c) => typeof c === "string" && c !== "")) {
+    throw new TypeError(`scenario '${name}': concerns must be an array of names`);
+  }
+  const unknown = without.filter((c) => !declared.includes(c));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `scenario '${name}' has no concern ${unknown.map((c) => `'${c}'`).join(", ")} (it declares ${declared.join(", ")})`,
+    );
+  }
+  return declared.filter((c) => !without.includes(c));
 }

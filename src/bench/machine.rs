@@ -61,7 +61,8 @@ pub fn tool_info(frameworks: &[&'static frameworks::Framework]) -> ToolInfo {
     .into_iter()
     .filter_map(|(name, version)| Some((name.to_owned(), version?.to_owned())))
     .collect();
-    for (name, version) in &crate::engine::embedded::vendor_manifest().frameworks {
+    let manifest = crate::engine::embedded::vendor_manifest();
+    for (name, version) in manifest.frameworks.iter().chain(&manifest.packages) {
         dependency_versions.insert(format!("npm:{name}"), version.clone());
     }
     ToolInfo {

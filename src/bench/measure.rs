@@ -52,6 +52,10 @@ pub fn measure(
             name: name.clone(),
             value: Some(value.clone()),
         })
+        .chain(expect.headers_present.iter().map(|name| ExpectHeader {
+            name: name.clone(),
+            value: None,
+        }))
         .collect();
     if expect.content_type.is_some() {
         // Validated by media type before load; during load, its presence.

@@ -22,13 +22,18 @@ pub fn paths_under(prefix: &str) -> impl Iterator<Item = &'static str> + '_ {
         .filter(move |name| name.starts_with(prefix))
 }
 
-/// What vendor/dist/manifest.json says: framework versions and the bare
-/// specifiers the bundles answer to. Empty when the bundles were not built.
+/// What vendor/dist/manifest.json says: framework and middleware package
+/// versions and the bare specifiers the bundles answer to. Empty when the
+/// bundles were not built.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct VendorManifest {
     /// Framework (npm package) name to pinned version.
     #[serde(default)]
     pub frameworks: std::collections::BTreeMap<String, String>,
+    /// Middleware package (npm name) to pinned version: the packages the
+    /// prod scenario mounts (vendor/build.mjs, `MIDDLEWARE`).
+    #[serde(default)]
+    pub packages: std::collections::BTreeMap<String, String>,
     /// Bare specifier (e.g. `hono/cors`) to bundle file under vendor/dist.
     #[serde(default)]
     pub specifiers: std::collections::BTreeMap<String, String>,

@@ -16,16 +16,18 @@ use std::sync::Arc;
 
 use deno_core::{Extension, ExtensionFileSource};
 
-use super::{external, ops_host, sandbox};
+use super::{external, ops_crypto, ops_host, sandbox};
 
 deno_core::extension!(
     fwbench_engine,
     deps = [deno_webidl, deno_web, deno_fetch],
     ops = [
-        ops_host::op_fwbench_random_fill,
-        ops_host::op_fwbench_random_uuid,
-        ops_host::op_fwbench_hash,
-        ops_host::op_fwbench_timing_safe_equal,
+        ops_crypto::op_fwbench_random_fill,
+        ops_crypto::op_fwbench_random_uuid,
+        ops_crypto::op_fwbench_hash,
+        ops_crypto::op_fwbench_hmac,
+        ops_crypto::op_fwbench_hmac_verify,
+        ops_crypto::op_fwbench_timing_safe_equal,
         ops_host::op_fwbench_log,
         external::op_fwbench_external_reserve,
         external::op_fwbench_external_release,
@@ -58,10 +60,13 @@ const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 /// the startup snapshot: build.rs passes one of its own).
 pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
     let mut engine = fwbench_engine::init(budget);
-    engine.esm_files = Cow::Owned(vec![embedded_source(
-        BOOTSTRAP,
-        include_str!("../../js/runtime/bootstrap.js"),
-    )]);
+    engine.esm_files = Cow::Owned(vec![
+        embedded_source(BOOTSTRAP, include_str!("../../js/runtime/bootstrap.js")),
+        embedded_source(
+            "ext:fwbench_engine/webcrypto.js",
+            include_str!("../../js/runtime/webcrypto.js"),
+        ),
+    ]);
     engine.esm_entry_point = Some(BOOTSTRAP);
     // deno_fetch loads these specifiers from crates we do not link (deno_net
     // for TLS client keys, deno_telemetry for tracing); these stand-ins

@@ -3,7 +3,9 @@
 //!
 //! Layout:
 //! - `extensions`: Deno's Web API crates plus our bootstrap (js/runtime/bootstrap.js);
-//! - `ops_host`: the host services JS may call (randomness, digests, log);
+//! - `ops_crypto`: randomness, digests, HMAC and constant-time comparison
+//!   (under `crypto`, `crypto.subtle` and `node:crypto`);
+//! - `ops_host`: the other host services JS may call (the log);
 //! - `loader`: which modules may be imported (app tree, embedded js/, vendor bundles);
 //! - `embedded`: the JS compiled into the binary;
 //! - `sandbox`: the deny-everything permissions;
@@ -35,6 +37,7 @@ pub mod flags;
 mod heap_stats;
 mod limits;
 pub mod loader;
+mod ops_crypto;
 mod ops_host;
 mod sandbox;
 pub mod snapshot;

@@ -60,6 +60,11 @@ pub fn mismatches(expect: &ScenarioExpectations, seen: &SeenResponse) -> Vec<Str
             None => problems.push(format!("no {name} header (expected {value:?})")),
         }
     }
+    for name in &expect.headers_present {
+        if seen.header(name).is_none() {
+            problems.push(format!("no {name} header (expected one, any value)"));
+        }
+    }
     problems
 }
 
@@ -73,6 +78,7 @@ mod tests {
             body: Some(r#"{"message":"hello"}"#.into()),
             content_type: Some("application/json".into()),
             headers: vec![("x-mw-1".into(), "1".into())],
+            headers_present: vec!["x-request-id".into()],
         }
     }
 
@@ -94,6 +100,7 @@ mod tests {
             &[
                 ("content-type", "application/json; charset=utf-8"),
                 ("X-MW-1", "1"),
+                ("x-request-id", "3f1c"),
             ],
             r#"{"message":"hello"}"#,
         );
@@ -104,10 +111,11 @@ mod tests {
     fn each_difference_is_named() {
         let bad = seen(404, &[("content-type", "text/plain")], "Not Found");
         let problems = mismatches(&mw_expect(), &bad);
-        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert_eq!(problems.len(), 5, "{problems:?}");
         assert!(problems[0].starts_with("status 404"));
         assert!(problems[1].contains("Not Found"));
         assert!(problems[2].contains("text/plain"));
         assert!(problems[3].contains("no x-mw-1 header"));
+        assert!(problems[4].contains("no x-request-id header (expected one, any value)"));
     }
 }

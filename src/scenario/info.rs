@@ -41,6 +41,10 @@ pub struct ScenarioExpectations {
     /// Headers that must be present with exactly these values.
     #[serde(default)]
     pub headers: Vec<(String, String)>,
+    /// Headers that must be present with any value (a request id, new on
+    /// every answer).
+    #[serde(default, rename = "headersPresent")]
+    pub headers_present: Vec<String>,
 }
 
 /// A scenario's data, as its module exports it.
@@ -106,6 +110,7 @@ export default JSON.stringify({
     body: expect.body == null ? null : String(expect.body),
     contentType: expect.contentType == null ? null : String(expect.contentType),
     headers: pairs(expect.headers),
+    headersPresent: expect.headersPresent == null ? [] : [...expect.headersPresent].map(String),
   },
   apps: Object.keys(scenario.apps),
   depth: options.depth ?? null,

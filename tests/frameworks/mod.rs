@@ -11,5 +11,6 @@
 mod apps;
 mod errors;
 mod isolation;
+mod prod;
 mod routes;
 mod scenarios;

@@ -55,6 +55,9 @@ struct Expect {
     body: String,
     content_type: String,
     headers: HashMap<String, String>,
+    /// Headers checked for presence only (a request id).
+    #[serde(default)]
+    headers_present: Vec<String>,
 }
 
 /// The scenarios the tests use, read once through fwbench itself (one
@@ -126,6 +129,9 @@ fn check(server: &Server, scenario: &Scenario, what: &str) {
             "{what}: header {name}"
         );
     }
+    for name in &expect.headers_present {
+        assert_eq!(response.header_all(name).len(), 1, "{what}: header {name}");
+    }
 }
 
 /// Serves built-in scenario `name` for `framework` and checks it.
@@ -156,6 +162,7 @@ const MATRIX_SCENARIOS: &[&str] = &[
     "stream",
     "routes",
     "routes-miss",
+    "prod",
 ];
 
 /// One module per framework, one test per scenario.
@@ -206,6 +213,11 @@ macro_rules! matrix {
                 #[test]
                 fn routes_miss() {
                     super::serves_builtin($framework, "routes-miss");
+                }
+
+                #[test]
+                fn prod() {
+                    super::serves_builtin($framework, "prod");
                 }
 
                 /// A scenario file passed by path (a JSON POST body).

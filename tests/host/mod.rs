@@ -13,3 +13,4 @@ mod sandbox;
 mod serve;
 mod snapshot;
 mod stopping;
+mod webcrypto;

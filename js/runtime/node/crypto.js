@@ -1,21 +1,28 @@
-// node:crypto for fwbench: createHash and createHmac for md5, sha1, sha256
-// and sha512 (digests computed in Rust by the host), timingSafeEqual (Rust),
-// randomBytes/randomFill/randomInt/randomUUID/getRandomValues (the platform's
-// crypto.getRandomValues and randomUUID). Ciphers, signatures, key
-// generation and key derivation are not available and throw.
-import { hash as hostHash, timingSafeEqual as hostTimingSafeEqual } from 'fwbench:///runtime/host.js';
+// node:crypto for fwbench: createHash and createHmac for md5, sha1, sha256,
+// sha384 and sha512 (digests and HMACs computed in Rust by the host),
+// secret KeyObjects (createSecretKey: what JWT libraries hand createHmac),
+// timingSafeEqual (Rust), randomBytes/randomFill/randomInt/randomUUID/
+// getRandomValues (the platform's crypto.getRandomValues and randomUUID).
+// Ciphers, signatures, public and private keys, key generation and key
+// derivation are not available and throw (JWT libraries probe
+// createPublicKey and fall back to a secret key when it throws).
+import {
+  hash as hostHash,
+  hmac as hostHmac,
+  timingSafeEqual as hostTimingSafeEqual,
+} from 'fwbench:///runtime/host.js';
 import { Buffer } from './buffer.js';
 import process from './process.js';
-import { nodeError, unavailableFunction, unavailableClass } from './_internal.js';
+import { nodeError, unavailableFunction } from './_internal.js';
 
-const BLOCK_SIZE = { md5: 64, sha1: 64, sha256: 64, sha512: 128 };
+const BLOCK_SIZE = { md5: 64, sha1: 64, sha256: 64, sha384: 128, sha512: 128 };
 
 function normalizeAlgorithm(algorithm) {
   const name = String(algorithm).toLowerCase().replace(/^rsa-/, '').replace(/-/g, '');
   if (!(name in BLOCK_SIZE)) {
     throw nodeError(
       'ERR_FWBENCH_NOT_AVAILABLE',
-      `Digest method not supported: ${algorithm} (fwbench provides md5, sha1, sha256 and sha512)`,
+      `Digest method not supported: ${algorithm} (fwbench provides md5, sha1, sha256, sha384 and sha512)`,
     );
   }
   return name;
@@ -86,22 +93,73 @@ class Hash {
   }
 }
 
-/** HMAC (RFC 2104) over the host's digests. */
+const kKey = Symbol('fwbench.keyBytes');
+
+/**
+ * Node's KeyObject, for secret keys only (createSecretKey). Public and
+ * private keys need createPublicKey/createPrivateKey, which fwbench does
+ * not provide, so `type` is always 'secret'.
+ */
+class KeyObject {
+  constructor(type, bytes) {
+    if (type !== 'secret') {
+      throw nodeError('ERR_INVALID_ARG_VALUE', `The argument 'type' is invalid. Received '${type}'`, TypeError);
+    }
+    this[kKey] = bytes;
+  }
+
+  get type() {
+    return 'secret';
+  }
+
+  get symmetricKeySize() {
+    return this[kKey].byteLength;
+  }
+
+  get asymmetricKeyType() {
+    return undefined;
+  }
+
+  get asymmetricKeyDetails() {
+    return undefined;
+  }
+
+  export(options) {
+    const buf = Buffer.from(this[kKey]);
+    if (options?.format === 'jwk') {
+      return { kty: 'oct', k: buf.toString('base64url') };
+    }
+    return buf;
+  }
+
+  equals(other) {
+    if (!(other instanceof KeyObject)) {
+      throw nodeError('ERR_INVALID_ARG_TYPE', 'The "otherKeyObject" argument must be an instance of KeyObject.', TypeError);
+    }
+    const a = this[kKey];
+    const b = other[kKey];
+    return a.byteLength === b.byteLength && hostTimingSafeEqual(a, b);
+  }
+}
+
+/** crypto.createSecretKey(key[, encoding]): a KeyObject of type 'secret'. */
+function createSecretKey(key, encoding) {
+  if (key instanceof KeyObject) {
+    throw nodeError('ERR_INVALID_ARG_TYPE', 'The "key" argument must be of type string or an instance of ArrayBuffer, Buffer, TypedArray, or DataView.', TypeError);
+  }
+  return new KeyObject('secret', toBytes(key, encoding, 'key').slice());
+}
+
+/** HMAC (RFC 2104), computed by the host when digest() is called. */
 class Hmac {
   constructor(algorithm, key) {
     const name = normalizeAlgorithm(algorithm);
-    const blockSize = BLOCK_SIZE[name];
-    let keyBytes = toBytes(key, 'utf8', 'key');
-    if (keyBytes.byteLength > blockSize) keyBytes = hostHash(name, keyBytes);
-    const padded = new Uint8Array(blockSize);
-    padded.set(keyBytes);
-    const inner = new Uint8Array(blockSize);
-    const outer = new Uint8Array(blockSize);
-    for (let i = 0; i < blockSize; i++) {
-      inner[i] = padded[i] ^ 0x36;
-      outer[i] = padded[i] ^ 0x5c;
-    }
-    this[kState] = { algorithm: name, chunks: [inner], outer, done: false };
+    let keyBytes;
+    if (key instanceof KeyObject) keyBytes = key[kKey];
+    else if (key !== null && typeof key === 'object' && key[Symbol.toStringTag] === 'CryptoKey') {
+      throw nodeError('ERR_INVALID_ARG_TYPE', 'createHmac: a CryptoKey cannot be used here; pass a KeyObject, a string or a Buffer', TypeError);
+    } else keyBytes = toBytes(key, 'utf8', 'key').slice();
+    this[kState] = { algorithm: name, key: keyBytes, chunks: [], done: false };
   }
 
   update(data, inputEncoding) {
@@ -115,8 +173,7 @@ class Hmac {
     const state = this[kState];
     if (state.done) digestTwice(this);
     state.done = true;
-    const innerHash = hostHash(state.algorithm, concat(state.chunks));
-    return encodeDigest(hostHash(state.algorithm, concat([state.outer, innerHash])), encoding);
+    return encodeDigest(hostHmac(state.algorithm, state.key, concat(state.chunks)), encoding);
   }
 }
 
@@ -195,7 +252,7 @@ function randomInt(min, max, callback) {
   return n;
 }
 
-const getHashes = () => ['md5', 'sha1', 'sha256', 'sha512'];
+const getHashes = () => ['md5', 'sha1', 'sha256', 'sha384', 'sha512'];
 const getCiphers = () => [];
 const getCurves = () => [];
 const constants = {};
@@ -217,12 +274,10 @@ const generateKeyPair = unavailable('generateKeyPair');
 const generateKeyPairSync = unavailable('generateKeyPairSync');
 const createPublicKey = unavailable('createPublicKey');
 const createPrivateKey = unavailable('createPrivateKey');
-const createSecretKey = unavailable('createSecretKey');
 const createECDH = unavailable('createECDH');
 const createDiffieHellman = unavailable('createDiffieHellman');
 const publicEncrypt = unavailable('publicEncrypt');
 const privateDecrypt = unavailable('privateDecrypt');
-const KeyObject = unavailableClass('crypto', 'KeyObject');
 
 const crypto = {
   createHash, createHmac, hash, Hash, Hmac, timingSafeEqual, randomBytes, randomFill, randomFillSync,

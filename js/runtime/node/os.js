@@ -1,6 +1,9 @@
 // node:os for fwbench: the sandbox does not reveal the machine. EOL, devNull
 // and constants are facts of the platform fwbench targets and are given;
-// every function (hostname, cpus, networkInterfaces, ...) throws.
+// hostname() is 'localhost', a name that says nothing about the machine
+// (pino reads it when it loads and writes it in every line: fastify's
+// logger, the elysia logger); every other function (cpus,
+// networkInterfaces, ...) throws.
 import { sandboxedModule, unavailableFunction } from './_internal.js';
 
 const EOL = '\n';
@@ -13,7 +16,7 @@ const endianness = unavailableFunction('os', 'endianness');
 const freemem = unavailableFunction('os', 'freemem');
 const getPriority = unavailableFunction('os', 'getPriority');
 const homedir = unavailableFunction('os', 'homedir');
-const hostname = unavailableFunction('os', 'hostname');
+const hostname = () => 'localhost';
 const loadavg = unavailableFunction('os', 'loadavg');
 const machine = unavailableFunction('os', 'machine');
 const networkInterfaces = unavailableFunction('os', 'networkInterfaces');

@@ -1,18 +1,24 @@
 // A stand-in for fwbench:///runtime/host.js (the Rust ops the embedded host
 // exposes), so the shims run under plain Node in tests. Same exports, same
-// shapes: hash, timingSafeEqual, log, hostPort, the node:http hand-off
+// shapes: hash, hmac, timingSafeEqual, log, hostPort, the node:http hand-off
 // (registerNodeServer, unregisterNodeServer, provideNodeBridge), and the async context pair
 // that deno_core provides (core.getAsyncContext/setAsyncContext).
-import { createHash, timingSafeEqual as nodeTimingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual as nodeTimingSafeEqual } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** Lines written through log(), for tests to inspect. */
 export const logLines = [];
 
 export function hash(algorithm, data) {
-  if (!['sha1', 'md5', 'sha256', 'sha512'].includes(algorithm)) throw new Error(`host.hash: unsupported ${algorithm}`);
+  if (!['sha1', 'md5', 'sha256', 'sha384', 'sha512'].includes(algorithm)) throw new Error(`host.hash: unsupported ${algorithm}`);
   if (!(data instanceof Uint8Array)) throw new TypeError('host.hash: data must be a Uint8Array');
   return new Uint8Array(createHash(algorithm).update(data).digest());
+}
+
+export function hmac(algorithm, key, data) {
+  if (!['sha1', 'md5', 'sha256', 'sha384', 'sha512'].includes(algorithm)) throw new Error(`host.hmac: unsupported ${algorithm}`);
+  if (!(key instanceof Uint8Array) || !(data instanceof Uint8Array)) throw new TypeError('host.hmac: key and data must be Uint8Arrays');
+  return new Uint8Array(createHmac(algorithm, key).update(data).digest());
 }
 
 export function timingSafeEqual(a, b) {
