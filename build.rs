@@ -34,6 +34,10 @@ mod extensions;
 mod external;
 #[cfg(feature = "v8")]
 #[allow(dead_code)]
+#[path = "src/engine/ops_crypto.rs"]
+mod ops_crypto;
+#[cfg(feature = "v8")]
+#[allow(dead_code)]
 #[path = "src/engine/ops_host.rs"]
 mod ops_host;
 #[cfg(feature = "v8")]
@@ -247,6 +251,7 @@ fn build_snapshot(locked: &[(String, String)]) {
     for file in [
         "extensions.rs",
         "external.rs",
+        "ops_crypto.rs",
         "ops_host.rs",
         "sandbox.rs",
         "snapshot_seal.rs",

@@ -5,7 +5,7 @@
 //! path with deno_core's `esm = [...]` lists, which in deno_core 0.413 are
 //! read from disk at run time unless a startup snapshot is built.
 //!
-//! build.rs compiles this file too (with ops_host.rs, external.rs and
+//! build.rs compiles this file too (with ops_host.rs, ops_crypto.rs, external.rs and
 //! sandbox.rs) to build the V8 startup snapshot from exactly these
 //! extensions: what the snapshot holds and what a runtime registers must
 //! match op for op (middleware included), so there is one list. Hence nothing here may depend on the rest of the
