@@ -17,7 +17,7 @@
 const HASHES = ["SHA-1", "SHA-256", "SHA-384", "SHA-512"];
 /** HMAC's block size per hash, in bits: the default key length (spec). */
 const BLOCK_BITS = { "SHA-1": 512, "SHA-256": 512, "SHA-384": 1024, "SHA-512": 1024 };
-/** JWK `alg` per hash (RFC 7518 §3.2). */
+/** JWK `alg` per hash (RFC 7518, section 3.2). */
 const JWK_ALG = { "SHA-1": "HS1", "SHA-256": "HS256", "SHA-384": "HS384", "SHA-512": "HS512" };
 const HMAC_USAGES = ["sign", "verify"];
 
@@ -163,7 +163,7 @@ export function createSubtle(host) {
     return out;
   }
 
-  /** The key bytes from a JsonWebKey for HMAC with `hash` (spec §29.4.5 "jwk"). */
+  /** The key bytes from a JsonWebKey for HMAC with `hash` (the spec's section 29.4.5, "jwk"). */
   function jwkBytes(jwk, hash, extractable, usages) {
     if (jwk === null || typeof jwk !== "object" || ArrayBuffer.isView(jwk) || jwk instanceof ArrayBuffer) {
       throw new TypeError("importKey: a jwk key must be a JsonWebKey object");

@@ -97,3 +97,29 @@ pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
         engine,
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// deno_core takes extension code only as 7-bit ASCII and checks it in
+    /// debug builds alone, where a stray `§` in a comment panicked every
+    /// runtime at start-up (and the V8 snapshot's build script).
+    #[test]
+    fn every_engine_js_file_is_seven_bit_ascii() {
+        for extension in all(external::ExternalBudget::new(1 << 20)) {
+            let files = [
+                &extension.js_files,
+                &extension.esm_files,
+                &extension.lazy_loaded_js_files,
+                &extension.lazy_loaded_esm_files,
+            ];
+            for file in files.into_iter().flat_map(|files| files.iter()) {
+                if let ExtensionFileSourceCode::Computed(code) = &file.code {
+                    let bad = code.char_indices().find(|(_, c)| !c.is_ascii());
+                    assert!(bad.is_none(), "{}: {bad:?}", file.specifier);
+                }
+            }
+        }
+    }
+}
