@@ -101,6 +101,7 @@ pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use deno_core::ExtensionFileSourceCode;
 
     /// deno_core takes extension code only as 7-bit ASCII and checks it in
     /// debug builds alone, where a stray `§` in a comment panicked every
