@@ -14,9 +14,10 @@
 //
 // The concerns are declared (`concerns` below) so that a chain can be built
 // without some of them: every factory receives `{ concerns }`, the names it
-// must mount (all by default), and `expect` answers for the same list. A
-// later `sweep --ablate` removes one concern at a time this way; a scenario
-// of your own takes part by exporting `concerns` and reading the option.
+// must mount (all by default), and `expect` answers for the same list
+// (the headers of a concern left out must be absent). `fwbench sweep
+// --ablate prod` removes one concern at a time this way; a scenario of your
+// own takes part by exporting `concerns` and reading the option.
 //
 // The access log goes to `accessLog`, an in-memory sink that keeps the last
 // LOG_CAPACITY lines (so a long run's memory stays flat) and counts them
@@ -92,6 +93,12 @@ export function expect({ concerns: on = concerns } = {}) {
     },
     // A new id per request: its presence is checked, not its value.
     headersPresent: has('request-id') ? ['x-request-id'] : [],
+    // A concern left out is really gone: none of its headers is sent.
+    headersAbsent: [
+      ...(has('cors') ? [] : ['access-control-allow-origin']),
+      ...(has('security-headers') ? [] : Object.keys(SECURITY_HEADERS)),
+      ...(has('request-id') ? [] : ['x-request-id']),
+    ],
   };
 }
 

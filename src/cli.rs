@@ -55,7 +55,9 @@ pub enum Command {
     /// mw chain at several depths (0, 1, 2, 4, 8, 16 links), measure them
     /// like bench rows, and fit µs per request against depth: the fixed
     /// cost, the marginal µs per link with its 95% confidence interval, and
-    /// whether the cost per link grows with the chain.
+    /// whether the cost per link grows with the chain. With `--ablate
+    /// prod`: the price of each concern of a production chain (cors,
+    /// security headers, request id, access log, JWT auth) per framework.
     #[command(after_help = EXIT_STATUS)]
     Sweep(SweepArgs),
     /// Validate every row (framework × scenario) against its scenario's
@@ -200,6 +202,14 @@ pub struct SweepArgs {
     /// four or more also tell whether a link's cost grows with the chain.
     #[arg(long, default_value = "0,1,2,4,8,16", value_name = "N,...", value_parser = parse_depths)]
     pub depths: Depths,
+    /// Instead of depths, price each concern of this scenario's chain: a
+    /// built-in name (prod) or a scenario file that exports `concerns`
+    /// (scenarios/README.md, "Concerns"). Every JS framework serves it
+    /// whole, without each concern in turn and with none, in interleaved
+    /// rounds; a concern's price is whole minus without it, paired by
+    /// round, ± its 95% confidence interval (use --rounds 5 or more).
+    #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["scenario", "depths"])]
+    pub ablate: Option<String>,
     /// The request header set the scenario's request carries besides its
     /// own headers: minimal, browser or api (as `bench --headers`).
     /// Default: the scenario's own `headerSet`, else minimal.
@@ -279,6 +289,16 @@ pub struct ServeArgs {
     /// build the chain with this many links instead of its default.
     #[arg(long, requires = "scenario", value_parser = clap::value_parser!(u16).range(0..=MAX_DEPTH as i64))]
     pub depth: Option<u16>,
+    /// For a scenario that declares its chain's concerns (prod: cors,
+    /// security-headers, request-id, access-log, auth), build the chain
+    /// without these, comma-separated (what `sweep --ablate` serves).
+    #[arg(
+        long,
+        requires = "scenario",
+        value_delimiter = ',',
+        value_name = "CONCERN,..."
+    )]
+    pub without: Vec<String>,
     /// Port to listen on; 0 picks a free one (the URL is printed).
     #[arg(long, short, default_value_t = 8080)]
     pub port: u16,

@@ -48,6 +48,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let mut scenario = scenario::resolve(args.scenario.as_deref().unwrap_or_default())?;
         scenario.depth = args.depth.map(usize::from);
         scenario.headers = args.headers;
+        scenario.without = args.without.clone();
         return framework_cost::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
     }
     let address = SocketAddr::new(args.host, args.port);
@@ -199,6 +200,13 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
             let framework = frameworks::named(framework)?;
             let depth = args.depth.map(usize::from);
             let (factory, mode) = match framework.serving {
+                Serving::Native(_) if !args.without.is_empty() => {
+                    bail!(
+                        "--without leaves concerns out of a JS scenario's chain; the native row {} \
+                         has none to leave out",
+                        framework.name
+                    )
+                }
                 Serving::Native(server) => {
                     return Ok(Target::Native {
                         name: framework.name,
@@ -211,6 +219,7 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
             };
             let mut scenario = scenario::resolve(scenario)?;
             scenario.depth = depth;
+            scenario.without = args.without.clone();
             let (main, code) = scenario::app_module(&scenario, framework.name, factory, mode);
             Target::Js(AppSpec {
                 main,

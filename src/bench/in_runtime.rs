@@ -46,16 +46,7 @@ pub fn measure(spec: &ServerSpec, warmup: Duration, duration: Duration) -> InRun
 fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<InRuntimeReport, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
     let mut command = Command::new(exe);
-    command.args([
-        "serve",
-        "--framework",
-        &spec.framework,
-        "--scenario",
-        &spec.scenario,
-    ]);
-    if let Some(depth) = spec.depth {
-        command.args(["--depth", &depth.to_string()]);
-    }
+    command.arg("serve").args(spec.app_args());
     if let Some(headers) = spec.headers {
         command.args(["--headers", headers.name()]);
     }

@@ -89,7 +89,13 @@ impl serde::Serialize for Matrix {
         let scenarios: Vec<String> = self
             .scenarios
             .iter()
-            .map(|s| scenario::at_depth_label(&s.source.url_arg(), s.source.depth))
+            .map(|s| {
+                let named_by_path = ScenarioRef {
+                    name: s.source.url_arg(),
+                    ..s.source.clone()
+                };
+                named_by_path.label()
+            })
             .collect();
         let mut fields = serializer.serialize_struct("Matrix", 3)?;
         fields.serialize_field("frameworks", &frameworks)?;

@@ -77,6 +77,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                     framework: row.framework.name.to_owned(),
                     scenario: row.scenario.source.url_arg(),
                     depth: row.scenario.source.depth,
+                    without: row.scenario.source.without.clone(),
                     headers: row.scenario.source.headers,
                     workers: 1,
                     cpus: Vec::new(),

@@ -183,6 +183,7 @@ fn start_rows(
             framework: framework.to_owned(),
             scenario: row.scenario.source.url_arg(),
             depth: row.scenario.source.depth,
+            without: row.scenario.source.without.clone(),
             headers: row.scenario.source.headers,
             workers: plan.workers,
             cpus: plan.cpus.for_servers(),

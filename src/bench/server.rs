@@ -36,6 +36,8 @@ pub struct ServerSpec {
     pub scenario: String,
     /// The scenario's chain length, when not its default (`--depth`).
     pub depth: Option<usize>,
+    /// Concerns left out of the scenario's chain (`--without`).
+    pub without: Vec<String>,
     /// The header set asked for (`--headers`), which an in-runtime run
     /// (`serve --in-runtime`) sends; a row server only answers, so it
     /// ignores it.
@@ -44,6 +46,26 @@ pub struct ServerSpec {
     pub workers: usize,
     /// CPUs the server may run on (empty: no pinning).
     pub cpus: Vec<usize>,
+}
+
+impl ServerSpec {
+    /// The `serve` arguments naming what it serves: the framework, the
+    /// scenario, and its depth and concerns left out when chosen.
+    pub fn app_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--framework".to_owned(),
+            self.framework.clone(),
+            "--scenario".to_owned(),
+            self.scenario.clone(),
+        ];
+        if let Some(depth) = self.depth {
+            args.extend(["--depth".to_owned(), depth.to_string()]);
+        }
+        if !self.without.is_empty() {
+            args.extend(["--without".to_owned(), self.without.join(",")]);
+        }
+        args
+    }
 }
 
 /// How a server process ended.
@@ -223,19 +245,9 @@ impl ServerProcess {
         })?;
         let mut command = Command::new(exe);
         command
-            .args([
-                "serve",
-                "--port",
-                "0",
-                "--framework",
-                &spec.framework,
-                "--scenario",
-                &spec.scenario,
-            ])
+            .args(["serve", "--port", "0"])
+            .args(spec.app_args())
             .args(["--workers", &spec.workers.to_string()]);
-        if let Some(depth) = spec.depth {
-            command.args(["--depth", &depth.to_string()]);
-        }
         // Without the channel the row still runs, with no heap figures.
         let (channel, theirs) = match TelemetryChannel::pair() {
             Ok((channel, theirs)) => {

@@ -65,6 +65,11 @@ pub fn mismatches(expect: &ScenarioExpectations, seen: &SeenResponse) -> Vec<Str
             problems.push(format!("no {name} header (expected one, any value)"));
         }
     }
+    for name in &expect.headers_absent {
+        if let Some(actual) = seen.header(name) {
+            problems.push(format!("header {name}: {actual:?} (expected none)"));
+        }
+    }
     problems
 }
 
@@ -79,6 +84,7 @@ mod tests {
             content_type: Some("application/json".into()),
             headers: vec![("x-mw-1".into(), "1".into())],
             headers_present: vec!["x-request-id".into()],
+            headers_absent: vec!["access-control-allow-origin".into()],
         }
     }
 
@@ -117,5 +123,23 @@ mod tests {
         assert!(problems[2].contains("text/plain"));
         assert!(problems[3].contains("no x-mw-1 header"));
         assert!(problems[4].contains("no x-request-id header (expected one, any value)"));
+    }
+
+    #[test]
+    fn a_header_that_should_be_gone_is_named() {
+        let leaked = seen(
+            200,
+            &[
+                ("content-type", "application/json"),
+                ("x-mw-1", "1"),
+                ("x-request-id", "3f1c"),
+                ("Access-Control-Allow-Origin", "*"),
+            ],
+            r#"{"message":"hello"}"#,
+        );
+        assert_eq!(
+            mismatches(&mw_expect(), &leaked),
+            ["header access-control-allow-origin: \"*\" (expected none)"]
+        );
     }
 }

@@ -45,6 +45,10 @@ pub struct ScenarioExpectations {
     /// every answer).
     #[serde(default, rename = "headersPresent")]
     pub headers_present: Vec<String>,
+    /// Headers that must not be there (a concern left out of the chain:
+    /// its header is really gone).
+    #[serde(default, rename = "headersAbsent")]
+    pub headers_absent: Vec<String>,
 }
 
 /// A scenario's data, as its module exports it.
@@ -71,6 +75,10 @@ pub struct ScenarioInfo {
     /// (`--headers`), else the scenario's own `headerSet`, else minimal.
     #[serde(default)]
     pub header_set: HeaderSet,
+    /// The concerns its chain declares (`concerns`, outermost first), for
+    /// an ablation; empty for a scenario that declares none.
+    #[serde(default)]
+    pub concerns: Vec<String>,
 }
 
 /// Normalizes the module's exports into the JSON `ScenarioInfo` reads:
@@ -111,10 +119,12 @@ export default JSON.stringify({
     contentType: expect.contentType == null ? null : String(expect.contentType),
     headers: pairs(expect.headers),
     headersPresent: expect.headersPresent == null ? [] : [...expect.headersPresent].map(String),
+    headersAbsent: expect.headersAbsent == null ? [] : [...expect.headersAbsent].map(String),
   },
   apps: Object.keys(scenario.apps),
   depth: options.depth ?? null,
   headerSet: scenario.headerSet ?? null,
+  concerns: scenario.concerns === undefined ? [] : [...scenario.concerns].map(String),
 });
 "#;
 
@@ -145,7 +155,7 @@ pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
          const name = {name};\nconst asked = {asked};\n{DESCRIBE}",
         url = super::json_string(scenario.url.as_str()),
         name = super::json_string(&scenario.name),
-        asked = super::options_literal(scenario.depth),
+        asked = super::options_literal(scenario),
     );
     let json = engine
         .evaluate_to_string(&main, &code)

@@ -42,6 +42,10 @@ pub struct ScenarioRef {
     /// scenario's own `headerSet`; `None` keeps the scenario's (or
     /// `minimal` when it names none).
     pub headers: Option<HeaderSet>,
+    /// Concerns of its chain left out (an ablation's rows; the scenario
+    /// declares them in `concerns`, scenarios/README.md); empty builds the
+    /// whole chain.
+    pub without: Vec<String>,
 }
 
 impl ScenarioRef {
@@ -58,9 +62,23 @@ impl ScenarioRef {
         ScenarioRef { headers, ..self }
     }
 
-    /// Its name in reports: `mw`, or `mw@8` when built at a chosen depth.
+    /// The same scenario with `concerns` left out of its chain.
+    pub fn without(&self, concerns: &[String]) -> ScenarioRef {
+        ScenarioRef {
+            without: concerns.to_vec(),
+            ..self.clone()
+        }
+    }
+
+    /// Its name in reports: `mw`, `mw@8` when built at a chosen depth,
+    /// `prod~cors` with the cors concern left out (`~` reads "without").
     pub fn label(&self) -> String {
-        at_depth_label(&self.name, self.depth)
+        let mut label = at_depth_label(&self.name, self.depth);
+        for concern in &self.without {
+            label.push('~');
+            label.push_str(concern);
+        }
+        label
     }
 
     /// How `fwbench serve --scenario` names it: the built-in name or the path.
@@ -108,6 +126,7 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
             root: path.parent().map(Path::to_path_buf),
             depth: None,
             headers: None,
+            without: Vec::new(),
         });
     }
     if embedded::get(&format!("scenarios/{arg}.js")).is_none() {
@@ -123,13 +142,15 @@ pub fn resolve(arg: &str) -> anyhow::Result<ScenarioRef> {
         root: None,
         depth: None,
         headers: None,
+        without: Vec::new(),
     })
 }
 
 /// The main module that serves `framework`'s app from `scenario`: its URL
 /// (for messages and stack traces) and its code. The code hands appFor the
 /// framework's factory and serving mode (from src/frameworks.rs, the one
-/// list of frameworks), and the scenario's depth when one was chosen.
+/// list of frameworks), the scenario's depth when one was chosen and the
+/// concerns left out.
 pub fn app_module(
     scenario: &ScenarioRef,
     framework: &str,
@@ -148,17 +169,26 @@ pub fn app_module(
         framework = json_string(framework),
         factory = json_string(factory),
         mode = json_string(mode.as_str()),
-        options = options_literal(scenario.depth),
+        options = options_literal(scenario),
     );
     (url, code)
 }
 
-/// The options object handed to `appFor` and the describe step: `{}` or
-/// `{ depth: N }`.
-fn options_literal(depth: Option<usize>) -> String {
-    match depth {
-        Some(depth) => format!("{{ depth: {depth} }}"),
-        None => "{}".to_owned(),
+/// The options object handed to `appFor` and the describe step: `{}`,
+/// `{ depth: N }`, `{ without: ["cors"] }` or both.
+fn options_literal(scenario: &ScenarioRef) -> String {
+    let mut parts = Vec::new();
+    if let Some(depth) = scenario.depth {
+        parts.push(format!("depth: {depth}"));
+    }
+    if !scenario.without.is_empty() {
+        let names: Vec<String> = scenario.without.iter().map(|c| json_string(c)).collect();
+        parts.push(format!("without: [{}]", names.join(", ")));
+    }
+    if parts.is_empty() {
+        "{}".to_owned()
+    } else {
+        format!("{{ {} }}", parts.join(", "))
     }
 }
 
@@ -199,6 +229,7 @@ mod tests {
             root: None,
             depth: None,
             headers: None,
+            without: Vec::new(),
         };
         let hono_patched =
             |scenario: &ScenarioRef| app_module(scenario, "hono-patched", "hono", Mode::HonoNodeServer);
@@ -213,5 +244,9 @@ mod tests {
         let (url, code) = hono_patched(&scenario.at_depth(8));
         assert_eq!(url.as_str(), "fwbench:///main/we%22ird@8/hono-patched.js");
         assert!(code.ends_with(", { depth: 8 });\n"), "{code}");
+        let ablated = scenario.without(&["cors".into(), "auth".into()]);
+        let (url, code) = hono_patched(&ablated);
+        assert_eq!(url.as_str(), "fwbench:///main/we%22ird~cors~auth/hono-patched.js");
+        assert!(code.ends_with("{ without: [\"cors\", \"auth\"] });\n"), "{code}");
     }
 }

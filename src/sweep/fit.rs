@@ -8,37 +8,7 @@
 
 use serde::Serialize;
 
-/// An estimate with its two-sided 95 % confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Estimate {
-    /// The fitted value.
-    pub value: f64,
-    /// Lower end of the 95 % confidence interval.
-    pub ci95_low: f64,
-    /// Upper end of the 95 % confidence interval.
-    pub ci95_high: f64,
-}
-
-impl Estimate {
-    fn new(value: f64, standard_error: f64, degrees_of_freedom: usize) -> Self {
-        let half = t_975(degrees_of_freedom) * standard_error;
-        Estimate {
-            value,
-            ci95_low: value - half,
-            ci95_high: value + half,
-        }
-    }
-
-    /// Whether the interval contains zero: the data cannot tell the sign.
-    pub fn spans_zero(&self) -> bool {
-        self.ci95_low <= 0.0 && 0.0 <= self.ci95_high
-    }
-
-    /// Half the interval's width (the `±` of `value ± half`).
-    pub fn half_width(&self) -> f64 {
-        (self.ci95_high - self.ci95_low) / 2.0
-    }
-}
+use super::estimate::Estimate;
 
 /// Whether the cost of a link stays the same as the chain grows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -209,29 +179,6 @@ fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     Some(inverse)
 }
 
-/// The 97.5th percentile of Student's t with `dof` degrees of freedom: the
-/// multiplier of a two-sided 95 % interval. Exact (to three decimals) up to
-/// 30, then the Cornish-Fisher expansion around the normal's 1.96, which is
-/// within 0.001 of the exact value from there on.
-fn t_975(dof: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042,
-    ];
-    if dof == 0 {
-        return f64::INFINITY;
-    }
-    if dof <= TABLE.len() {
-        return TABLE[dof - 1];
-    }
-    let z: f64 = 1.959_963_985;
-    let v = dof as f64;
-    z + (z.powi(3) + z) / (4.0 * v)
-        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * v * v)
-        + (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / (384.0 * v.powi(3))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,16 +260,5 @@ mod tests {
         let three = fit(&line(5.0, 1.0, &[0.0, 1.0, 2.0], 2)).unwrap();
         assert_eq!(three.shape, Shape::Unknown);
         assert_eq!(three.curvature_us, None);
-    }
-
-    #[test]
-    fn t_quantiles_match_the_tables() {
-        assert_eq!(t_975(1), 12.706);
-        assert_eq!(t_975(16), 2.120);
-        // Exact: 2.021 (40), 2.000 (60), 1.984 (100).
-        assert!((t_975(40) - 2.021).abs() < 0.001);
-        assert!((t_975(60) - 2.000).abs() < 0.001);
-        assert!((t_975(100) - 1.984).abs() < 0.001);
-        assert!(t_975(0).is_infinite());
     }
 }

@@ -1,5 +1,6 @@
 //! `fwbench sweep`: what does one more middleware link cost in each
-//! framework, and does that cost grow with the chain?
+//! framework, and does that cost grow with the chain? With `--ablate`,
+//! what does each concern of a production chain cost (`ablation/`)?
 //!
 //! A scenario with a depth parameter (the built-in mw: its factories build
 //! a chain of `{ depth }` links, scenarios/README.md) is served at every
@@ -9,10 +10,13 @@
 //! row, validation of every link's header, warm-up, interleaved rounds),
 //! then each framework's µs per request is fitted against depth.
 //!
-//! - `fit.rs`: the least-squares fits and their confidence intervals;
+//! - `fit.rs`: the least-squares fits; `estimate.rs`: an estimate with its
+//!   95 % confidence interval;
 //! - `result.rs`: [`SweepResult`], the figures `sweep.json` holds;
 //! - `text.rs`: the terminal table and the CSV; `svg.rs`: the chart.
 
+pub mod ablation;
+mod estimate;
 mod fit;
 mod result;
 mod svg;
@@ -20,7 +24,8 @@ mod text;
 
 use anyhow::{bail, Context};
 
-pub use fit::{fit, ChainFit, Estimate, FitError, Shape};
+pub use estimate::Estimate;
+pub use fit::{fit, ChainFit, FitError, Shape};
 pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 
 use crate::bench::matrix::{self, Matrix};
@@ -40,6 +45,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    if let Some(scenario) = &args.ablate {
+        return ablation::run(args, scenario, &tokio);
+    }
     let source = scenario::resolve(&args.scenario)?.with_headers(args.headers);
     let default = tokio
         .block_on(scenario::load_info(&source))

@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::fit::{Estimate, Shape};
+use super::estimate::Estimate;
+use super::fit::Shape;
 use super::result::{FrameworkSweep, SweepResult};
 use crate::report::{printable, Align, Table, CLIENT_BOUND};
 

@@ -277,11 +277,7 @@ fn the_access_log_sink_is_bounded() {
 /// `expect` for the same list.
 #[test]
 fn each_concern_left_out_is_gone_from_the_answer() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fwbench"))
-        .arg("test")
-        .arg(fixture("concerns"))
-        .output()
-        .expect("run fwbench test");
+    let out = crate::support::fwbench([std::ffi::OsStr::new("test"), fixture("concerns").as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

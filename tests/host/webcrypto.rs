@@ -4,17 +4,11 @@
 //! test` (published vectors, the prod scenario's JWT through hono/jwt, and
 //! the Web-standard error for each bad input; none may crash the host).
 
-use std::process::Command;
-
-use crate::support::fixture;
+use crate::support::{fixture, fwbench};
 
 #[test]
 fn the_webcrypto_suite_passes_inside_the_engine() {
-    let out = Command::new(env!("CARGO_BIN_EXE_fwbench"))
-        .arg("test")
-        .arg(fixture("webcrypto"))
-        .output()
-        .expect("run fwbench test");
+    let out = fwbench([std::ffi::OsStr::new("test"), fixture("webcrypto").as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
