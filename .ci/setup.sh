@@ -47,6 +47,20 @@ if [ ! -f "$manifest" ] || [ vendor/build.mjs -nt "$manifest" ] ||
   node vendor/build.mjs
 fi
 
+# kubernetes-validate (PyPI, pinned in .ci/kubernetes-validate.txt) in its
+# own venv: the tests of `fwbench k8s-job` validate its manifests against the
+# Kubernetes schemas it ships, offline (kubectl's dry run needs a cluster's
+# OpenAPI). Reinstalled only when the pins change. tests/k8s/ finds it here.
+k8s_venv="${FWBENCH_K8S_VENV:-$HOME/.cache/fwbench/kubernetes-validate}"
+k8s_pins=.ci/kubernetes-validate.txt
+if ! cmp -s "$k8s_pins" "$k8s_venv/pins.txt"; then
+  step "installing kubernetes-validate ($k8s_pins) into $k8s_venv"
+  rm -rf "$k8s_venv"
+  python3 -m venv "$k8s_venv"
+  "$k8s_venv/bin/pip" install --quiet --disable-pip-version-check -r "$k8s_pins"
+  cp "$k8s_pins" "$k8s_venv/pins.txt"
+fi
+
 # The engine: V8 when an archive is found or can be downloaded, else
 # QuickJS-ng (.ci/engine.sh says which, and why).
 . .ci/engine.sh

@@ -78,6 +78,12 @@ pub enum Command {
     /// union of their windows; runs that never overlapped are refused.
     #[command(after_help = EXIT_STATUS)]
     Merge(crate::report::merge::MergeArgs),
+    /// Write the Kubernetes manifests of a load too large for one machine:
+    /// an Indexed Job of N pods, each sending one segment of the load
+    /// (whole CPUs, requests = limits), and a Job that merges their
+    /// reports (docs/kubernetes.md). Talks to no cluster.
+    #[command(name = "k8s-job")]
+    K8sJob(Box<crate::k8s::K8sJobArgs>),
 }
 
 /// Which rows a command covers: frameworks × scenarios, and the request

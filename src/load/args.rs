@@ -22,10 +22,11 @@ no request failed; 1 when the run is flagged (errors, unsolicited bytes from the
 validation mismatches, or Ctrl-C or SIGTERM) or measured no response; 2 for a usage or set-up error (a bad flag, a target that refuses \
 connections, a --body-file past 16 MiB).
 
-Load only ever goes to loopback (127.0.0.0/8 or ::1), and every run is bounded: \
-by -d or -n, and by a hard cap of one hour.")]
+Load goes only to loopback (127.0.0.0/8 or ::1) unless --allow-remote is given, and every \
+run is bounded: by -d or -n, and by a hard cap of one hour.")]
 pub struct LoadArgs {
-    /// Target URL: http only, loopback only, e.g. http://127.0.0.1:3000/hello.
+    /// Target URL: http only, loopback only unless --allow-remote, e.g.
+    /// http://127.0.0.1:3000/hello.
     pub url: String,
 
     /// Number of keep-alive connections to hold open.
@@ -56,6 +57,19 @@ pub struct LoadArgs {
     /// their --json reports into one. E.g. --segment 2/3.
     #[arg(long, value_name = "K/N")]
     pub segment: Option<super::segment::Segment>,
+
+    /// Run the segment of this pod of a Kubernetes Indexed Job of N pods:
+    /// part JOB_COMPLETION_INDEX + 1 of N (Kubernetes numbers the pods from
+    /// 0, --segment from 1). `fwbench k8s-job` writes Jobs that use it.
+    #[arg(long, value_name = "N", conflicts_with = "segment")]
+    pub segment_from_job_index: Option<u32>,
+
+    /// Allow a target outside this machine's loopback: another host, or a
+    /// Kubernetes Service seen from a load pod. Without it every address
+    /// the host resolves to must be loopback, so a typo cannot aim a
+    /// benchmark at another machine; with it, aim with care.
+    #[arg(long)]
+    pub allow_remote: bool,
 
     /// Requests written back to back on a connection before reading the
     /// answers (closed loop only).

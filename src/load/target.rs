@@ -5,10 +5,12 @@ The URL is parsed by hand rather than with a URL crate because the load
 client needs exactly four things from it (address, `Host` header, request
 target, scheme check) and each failure deserves its own message.
 
-Safety: load only ever goes to this machine. A host is accepted only when
-every address it resolves to is loopback (127.0.0.0/8, ::1, or ::1's
+Safety: by default load only goes to this machine. A host is accepted only
+when every address it resolves to is loopback (127.0.0.0/8, ::1, or ::1's
 IPv4-mapped forms), so a typo or a DNS answer can never aim a benchmark at
-another machine.
+another machine. `load --allow-remote` lifts the rule for a run the user
+aims elsewhere on purpose (a load pod of `fwbench k8s-job` loading a
+Service): [`parse_remote_target`].
 */
 
 use std::fmt;
@@ -61,7 +63,8 @@ pub enum TargetError {
     /// The host resolves (at least partly) outside loopback.
     #[error(
         "refusing to send load to '{host}' ({addrs}): fwbench load only targets this machine's \
-         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address"
+         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address, \
+         or pass --allow-remote if that host is the one you mean to load"
     )]
     NotLoopback {
         /// The host part.
@@ -100,6 +103,24 @@ pub fn is_loopback(ip: IpAddr) -> bool {
 
 /// Parses `url` and resolves its host, refusing anything but loopback.
 pub fn parse_target(url: &str) -> Result<Target, TargetError> {
+    resolve(url, false)
+}
+
+/// Parses `url` and resolves its host, wherever it is (`load
+/// --allow-remote`).
+pub fn parse_remote_target(url: &str) -> Result<Target, TargetError> {
+    resolve(url, true)
+}
+
+/// Checks `url`'s syntax without resolving its host, and tells whether the
+/// host is written as loopback (`localhost` or a loopback address): for
+/// `fwbench k8s-job`, whose target is resolved only inside the pods.
+pub fn check_url(url: &str) -> Result<bool, TargetError> {
+    let parts = split_url(url)?;
+    Ok(parts.host.eq_ignore_ascii_case("localhost") || parts.host.parse::<IpAddr>().is_ok_and(is_loopback))
+}
+
+fn resolve(url: &str, allow_remote: bool) -> Result<Target, TargetError> {
     let parts = split_url(url)?;
     let addrs: Vec<IpAddr> = match parts.host.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
@@ -113,7 +134,7 @@ pub fn parse_target(url: &str) -> Result<Target, TargetError> {
             .map(|a| a.ip())
             .collect(),
     };
-    if addrs.is_empty() || !addrs.iter().all(|ip| is_loopback(*ip)) {
+    if addrs.is_empty() || !(allow_remote || addrs.iter().all(|ip| is_loopback(*ip))) {
         return Err(TargetError::NotLoopback {
             host: parts.host,
             addrs: AddrList(addrs),
@@ -285,6 +306,24 @@ mod tests {
             assert!(matches!(err, TargetError::NotLoopback { .. }), "{url}");
             assert!(err.to_string().contains("loopback"));
         }
+    }
+
+    #[test]
+    fn allow_remote_accepts_other_hosts_without_connecting() {
+        let t = parse_remote_target("http://10.0.0.1:8080/x").unwrap();
+        assert_eq!(t.addr, "10.0.0.1:8080".parse().unwrap());
+        assert!(parse_remote_target("http://127.0.0.1:1/").is_ok());
+        assert!(parse_remote_target("https://10.0.0.1/").is_err());
+    }
+
+    #[test]
+    fn check_url_reads_syntax_only_and_spots_loopback_hosts() {
+        assert!(!check_url("http://web.bench.svc.cluster.local:8080/").unwrap());
+        assert!(check_url("http://localhost:80/").unwrap());
+        assert!(check_url("http://127.0.0.2/").unwrap());
+        assert!(check_url("http://[::1]:80/").unwrap());
+        assert!(!check_url("http://10.1.2.3/").unwrap());
+        assert!(check_url("ftp://x/").is_err());
     }
 
     #[test]
