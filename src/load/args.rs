@@ -22,11 +22,20 @@ no request failed; 1 when the run is flagged (errors, unsolicited bytes from the
 validation mismatches, or Ctrl-C or SIGTERM) or measured no response; 2 for a usage or set-up error (a bad flag, a target that refuses \
 connections, a --body-file past 16 MiB).
 
-Load only ever goes to loopback (127.0.0.0/8 or ::1), and every run is bounded: \
-by -d or -n, and by a hard cap of one hour.")]
+Load only goes to loopback (127.0.0.0/8 or ::1), or to an address named with --allow-host \
+as well as in the URL, and every run is bounded: by -d or -n, and by a hard cap of one hour.")]
 pub struct LoadArgs {
-    /// Target URL: http only, loopback only, e.g. http://127.0.0.1:3000/hello.
+    /// Target URL: http only, loopback only (unless --allow-host), e.g.
+    /// http://127.0.0.1:3000/hello.
     pub url: String,
+
+    /// Also allow this address as the target (repeatable): a server on
+    /// another machine or network namespace that you run, e.g. one of
+    /// several load generators of `--segment`. Named here and in the URL,
+    /// so a typo in either is refused, not followed; the URL must use an
+    /// address (or a name resolving only to allowed ones).
+    #[arg(long = "allow-host", value_name = "IP")]
+    pub allow_hosts: Vec<std::net::IpAddr>,
 
     /// Number of keep-alive connections to hold open.
     #[arg(short = 'c', long, default_value_t = 50)]

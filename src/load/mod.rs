@@ -75,7 +75,7 @@ pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict, WallWindow};
 pub use segment::Segment;
-pub use target::{is_loopback, parse_target, Target, TargetError};
+pub use target::{is_loopback, parse_target, parse_target_allowing, Target, TargetError};
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
 
 /// Why a load run could not start.

@@ -9,6 +9,12 @@ Safety: load only ever goes to this machine. A host is accepted only when
 every address it resolves to is loopback (127.0.0.0/8, ::1, or ::1's
 IPv4-mapped forms), so a typo or a DNS answer can never aim a benchmark at
 another machine.
+
+The one exception is named twice: [`parse_target_allowing`] also accepts
+addresses the user listed on their own (`load --allow-host IP`, or the
+address of `bench --server-host`, where the user chose the machine). The
+URL must then resolve to those addresses only, so a typo in either place is
+refused rather than followed.
 */
 
 use std::fmt;
@@ -58,10 +64,12 @@ pub enum TargetError {
         /// The resolver's error (in the message, so not also a `source`).
         cause: std::io::Error,
     },
-    /// The host resolves (at least partly) outside loopback.
+    /// The host resolves (at least partly) outside loopback and the
+    /// addresses allowed besides it.
     #[error(
         "refusing to send load to '{host}' ({addrs}): fwbench load only targets this machine's \
-         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address"
+         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address, or, \
+         for a server on a machine you run, name its address with --allow-host IP as well"
     )]
     NotLoopback {
         /// The host part.
@@ -100,6 +108,12 @@ pub fn is_loopback(ip: IpAddr) -> bool {
 
 /// Parses `url` and resolves its host, refusing anything but loopback.
 pub fn parse_target(url: &str) -> Result<Target, TargetError> {
+    parse_target_allowing(url, &[])
+}
+
+/// [`parse_target`], also accepting the addresses in `allowed` (each an
+/// address the user named on purpose: see the module's docs).
+pub fn parse_target_allowing(url: &str, allowed: &[IpAddr]) -> Result<Target, TargetError> {
     let parts = split_url(url)?;
     let addrs: Vec<IpAddr> = match parts.host.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
@@ -113,7 +127,7 @@ pub fn parse_target(url: &str) -> Result<Target, TargetError> {
             .map(|a| a.ip())
             .collect(),
     };
-    if addrs.is_empty() || !addrs.iter().all(|ip| is_loopback(*ip)) {
+    if addrs.is_empty() || !addrs.iter().all(|ip| is_loopback(*ip) || allowed.contains(ip)) {
         return Err(TargetError::NotLoopback {
             host: parts.host,
             addrs: AddrList(addrs),
@@ -285,6 +299,17 @@ mod tests {
             assert!(matches!(err, TargetError::NotLoopback { .. }), "{url}");
             assert!(err.to_string().contains("loopback"));
         }
+    }
+
+    #[test]
+    fn an_address_named_twice_is_allowed_and_only_that_one() {
+        let allowed: [IpAddr; 1] = ["10.231.0.1".parse().unwrap()];
+        let t = parse_target_allowing("http://10.231.0.1:8080/x", &allowed).unwrap();
+        assert_eq!(t.addr, "10.231.0.1:8080".parse().unwrap());
+        // Loopback stays allowed; any other address is still refused.
+        assert!(parse_target_allowing("http://127.0.0.1:1/", &allowed).is_ok());
+        let err = parse_target_allowing("http://10.231.0.2:8080/", &allowed).unwrap_err();
+        assert!(err.to_string().contains("--allow-host"), "{err}");
     }
 
     #[test]
