@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The server host's address.
@@ -30,6 +31,10 @@ pub const SERVER: &str = "10.231.0.1";
 
 /// Names the beds of this test process apart.
 static BEDS: AtomicU32 = AtomicU32::new(0);
+
+/// One bed at a time: each runs servers and load generators on the same
+/// few cores, and two at once would measure each other.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Namespaces, a bridge, an sshd: see the module docs.
 pub struct Bed {
@@ -42,6 +47,8 @@ pub struct Bed {
     sshd: Option<Child>,
     /// Other processes the test started in the bed, killed on drop.
     started: Vec<u32>,
+    /// Held while the bed exists (dropped last: after the cleanup).
+    _turn: MutexGuard<'static, ()>,
 }
 
 impl Bed {
@@ -56,6 +63,9 @@ impl Bed {
             eprintln!("\n*** SKIPPED {name}: {why} (network-namespace test beds need root, `ip netns` and sshd) ***\n");
             return None;
         }
+        // A test that failed in its bed poisons the lock; the next bed is
+        // still sound (the failed one was cleaned up on drop).
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poison| poison.into_inner());
         let tag = format!("fwb{}-{}", std::process::id(), BEDS.fetch_add(1, Ordering::Relaxed));
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{tag}-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -66,6 +76,7 @@ impl Bed {
             dir,
             sshd: None,
             started: Vec::new(),
+            _turn: turn,
         };
         // From here on, Drop deletes whatever was made.
         ip(&["netns", "add", &bed.server]);
@@ -160,16 +171,12 @@ impl Bed {
             .collect()
     }
 
-    /// [`Bed::ssh_options`] as fwbench's `--ssh-option` flags, with the
-    /// same fwbench as `--remote-bin`.
+    /// [`Bed::ssh_options`] as fwbench's `--ssh-option` flags.
     pub fn fwbench_ssh_flags(&self) -> Vec<String> {
-        let mut flags: Vec<String> = self
-            .ssh_options()
+        self.ssh_options()
             .into_iter()
             .flat_map(|option| ["--ssh-option".to_owned(), option])
-            .collect();
-        flags.extend(["--remote-bin".into(), env!("CARGO_BIN_EXE_fwbench").into()]);
-        flags
+            .collect()
     }
 
     /// `program` in client host `k` (0-based).
@@ -219,21 +226,26 @@ impl Bed {
     }
 
     /// The PID of the row server (`fwbench serve`, this test's binary) in
-    /// the server host, once one runs (up to `timeout`).
-    pub fn wait_for_row_server(&self, timeout: Duration) -> Option<u32> {
-        let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_fwbench")).ok()?;
+    /// the server host, once one runs (up to `timeout`); else what runs
+    /// there.
+    pub fn wait_for_row_server(&self, timeout: Duration) -> Result<u32, String> {
+        let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_fwbench")).unwrap();
         let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            let found = self.server_processes().into_iter().find(|pid| {
+        loop {
+            let running = self.server_processes();
+            let found = running.iter().copied().find(|pid| {
                 std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_ref() == Some(&exe)
                     && describe(*pid).contains(" serve ")
             });
-            if found.is_some() {
-                return found;
+            if let Some(pid) = found {
+                return Ok(pid);
+            }
+            if Instant::now() > deadline {
+                let seen: Vec<_> = running.iter().map(|pid| describe(*pid)).collect();
+                return Err(format!("no row server; running there: {seen:#?}"));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        None
     }
 
     /// sshd's log so far, for failure messages.

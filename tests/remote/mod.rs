@@ -15,12 +15,18 @@ use crate::support::{fixture, fwbench_within, wait_or_kill};
 use bed::{Bed, SERVER};
 
 /// The bench flags of a short run from client host 1 against the bed's
-/// server host.
+/// server host, which runs this same fwbench.
 fn bench_args(bed: &Bed, out: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    bench_args_with(bed, out, env!("CARGO_BIN_EXE_fwbench"), extra)
+}
+
+/// [`bench_args`] with `remote_bin` as the server host's fwbench.
+fn bench_args_with(bed: &Bed, out: &std::path::Path, remote_bin: &str, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = ["bench", "--server-host", &format!("root@{SERVER}")]
         .map(String::from)
         .into();
     args.extend(bed.fwbench_ssh_flags());
+    args.extend(["--remote-bin".into(), remote_bin.into()]);
     args.extend(["--out".into(), out.display().to_string()]);
     args.extend(extra.iter().map(|a| a.to_string()));
     args
@@ -160,8 +166,7 @@ fn a_different_fwbench_on_the_server_host_is_refused_naming_both_versions() {
     let other = bed.dir.join("old-fwbench");
     std::fs::write(&other, "#!/bin/sh\necho 'fwbench 0.0.1'\n").unwrap();
     std::process::Command::new("chmod").arg("+x").arg(&other).status().unwrap();
-    let mut args = bench_args(&bed, &bed.dir.join("out"), &["--only", "hello"]);
-    args.extend(["--remote-bin".into(), other.display().to_string()]);
+    let args = bench_args_with(&bed, &bed.dir.join("out"), other.to_str().unwrap(), &["--only", "hello"]);
     let out = output_within(bed.fwbench_in_client(0).args(&args), Duration::from_secs(60));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -206,7 +211,7 @@ fn a_remote_server_that_dies_mid_row_is_reported_like_a_local_one() {
     bed.track(&child);
     let server = bed
         .wait_for_row_server(Duration::from_secs(30))
-        .expect("a row server starts on the server host");
+        .unwrap_or_else(|seen| panic!("{seen}\nsshd:\n{}", bed.sshd_log()));
     // Into the first round's measurement, then kill it there.
     std::thread::sleep(Duration::from_millis(1200));
     // SAFETY: signalling a process of this test's bed by its PID.
@@ -242,7 +247,7 @@ fn stopping_bench_leaves_no_server_on_the_server_host() {
         let mut child = bench.spawn().expect("start bench");
         bed.track(&child);
         bed.wait_for_row_server(Duration::from_secs(30))
-            .expect("a row server starts on the server host");
+            .unwrap_or_else(|seen| panic!("{seen}\nsshd:\n{}", bed.sshd_log()));
         // `ip netns exec` runs bench in its own place: this PID is bench.
         // SAFETY: signalling our own child by its PID.
         unsafe { libc::kill(child.id() as i32, signal) };
@@ -322,14 +327,18 @@ fn three_segments_from_three_hosts_merge_into_the_whole_load() {
     assert_eq!(whole["responses"].as_u64(), Some(REQUESTS), "{whole:#}");
     assert_eq!(merged["latency"]["count"].as_u64(), Some(REQUESTS));
     assert_eq!(merged["errors_total"], 0);
-    for key in ["p50_us", "p99_us"] {
+    // Three generators beside the server on a shared machine are not one
+    // generator: the same order, not equal. (p50: 3x and 0.5 ms; p99,
+    // which one scheduling hiccup moves: 5x and 5 ms.)
+    for (key, factor, slack_us) in [("p50_us", 3.0, 500.0), ("p99_us", 5.0, 5000.0)] {
         let (m, w) = (
             merged["latency"][key].as_f64().unwrap(),
             whole["latency"][key].as_f64().unwrap(),
         );
-        // Three generators on the same two cores as the server are not one
-        // generator: of the same order, not equal.
-        assert!(m <= w * 5.0 + 500.0 && w <= m * 5.0 + 500.0, "{key}: merged {m} µs, whole {w} µs");
+        assert!(
+            m <= w * factor + slack_us && w <= m * factor + slack_us,
+            "{key}: merged {m} µs, whole {w} µs"
+        );
     }
     let _ = server.kill();
     let _ = server.wait();
