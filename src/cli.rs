@@ -215,7 +215,12 @@ pub struct RemoteArgs {
     pub ssh_options: Vec<String>,
     /// The fwbench to run on --server-host: a path there, or a name on its
     /// PATH. It must be this same build (`fwbench --version` is compared).
-    #[arg(long, value_name = "PATH", default_value = "fwbench", requires = "server_host")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "fwbench",
+        requires = "server_host"
+    )]
     pub remote_bin: String,
 }
 

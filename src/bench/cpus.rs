@@ -56,7 +56,11 @@ impl CpuSets {
     /// CPUs a process may use there), and defaults to all of them; `load`
     /// names this machine's, by default all it may use. The two sets never
     /// compete, so they are always applied.
-    pub fn resolve_remote(server: Option<&str>, load: Option<&str>, remote: &[usize]) -> anyhow::Result<CpuSets> {
+    pub fn resolve_remote(
+        server: Option<&str>,
+        load: Option<&str>,
+        remote: &[usize],
+    ) -> anyhow::Result<CpuSets> {
         let allowed = allowed_cpus();
         let server = match server {
             Some(text) => {
@@ -188,9 +192,17 @@ mod tests {
         assert_eq!(sets.server, [6, 7]);
         assert_eq!(sets.load, allowed_cpus());
         assert!(sets.pinned(), "two machines never share a CPU");
-        let error = CpuSets::resolve_remote(Some("8"), None, &remote).unwrap_err().to_string();
-        assert!(error.contains("CPU 8 is not available on the server host"), "{error}");
-        assert_eq!(CpuSets::resolve_remote(None, None, &remote).unwrap().server, remote);
+        let error = CpuSets::resolve_remote(Some("8"), None, &remote)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("CPU 8 is not available on the server host"),
+            "{error}"
+        );
+        assert_eq!(
+            CpuSets::resolve_remote(None, None, &remote).unwrap().server,
+            remote
+        );
     }
 
     #[test]

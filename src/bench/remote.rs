@@ -383,8 +383,21 @@ mod tests {
             facts: HostFacts::here(),
         };
         let command = host.command(&["serve".into(), "--port".into(), "0".into()], &[1, 3]);
-        let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        assert_eq!(args[..6], ["-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "Port=2222"]);
+        let args: Vec<_> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args[..6],
+            [
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=10",
+                "-o",
+                "Port=2222"
+            ]
+        );
         let remote = args.last().unwrap();
         assert!(
             remote.ends_with(r#"'fwbench-row' 'taskset' '-c' '1,3' '/opt/fwbench' 'serve' '--port' '0'"#),

@@ -19,8 +19,8 @@ use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::RecvTimeoutError;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -72,7 +72,8 @@ impl ServerSpec {
                 Ok(command)
             }
             None => {
-                let exe = std::env::current_exe().map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
+                let exe = std::env::current_exe()
+                    .map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
                 let mut command = Command::new(exe);
                 command.args(args);
                 as_row_child(&mut command, &self.cpus, telemetry);

@@ -66,7 +66,11 @@ impl Bed {
         // A test that failed in its bed poisons the lock; the next bed is
         // still sound (the failed one was cleaned up on drop).
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poison| poison.into_inner());
-        let tag = format!("fwb{}-{}", std::process::id(), BEDS.fetch_add(1, Ordering::Relaxed));
+        let tag = format!(
+            "fwb{}-{}",
+            std::process::id(),
+            BEDS.fetch_add(1, Ordering::Relaxed)
+        );
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{tag}-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -82,7 +86,10 @@ impl Bed {
         ip(&["netns", "add", &bed.server]);
         in_ns(&bed.server, &["ip", "link", "set", "lo", "up"]);
         in_ns(&bed.server, &["ip", "link", "add", "br0", "type", "bridge"]);
-        in_ns(&bed.server, &["ip", "addr", "add", &format!("{SERVER}/24"), "dev", "br0"]);
+        in_ns(
+            &bed.server,
+            &["ip", "addr", "add", &format!("{SERVER}/24"), "dev", "br0"],
+        );
         in_ns(&bed.server, &["ip", "link", "set", "br0", "up"]);
         for (k, client) in bed.clients.clone().iter().enumerate() {
             ip(&["netns", "add", client]);
@@ -92,7 +99,19 @@ impl Bed {
             in_ns(client, &["ip", "link", "set", "lo", "up"]);
             in_ns(
                 client,
-                &["ip", "link", "add", "eth0", "type", "veth", "peer", "name", &port, "netns", &bed.server],
+                &[
+                    "ip",
+                    "link",
+                    "add",
+                    "eth0",
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    &port,
+                    "netns",
+                    &bed.server,
+                ],
             );
             in_ns(client, &["ip", "addr", "add", &client_addr(k), "dev", "eth0"]);
             in_ns(client, &["ip", "link", "set", "eth0", "up"]);
@@ -107,7 +126,9 @@ impl Bed {
     pub fn start_sshd(&mut self) {
         let dir = &self.dir;
         for key in ["host_key", "user_key"] {
-            run(Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(dir.join(key)));
+            run(Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(dir.join(key)));
         }
         std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).unwrap();
         let host_key = std::fs::read_to_string(dir.join("host_key.pub")).unwrap();
@@ -137,7 +158,9 @@ impl Bed {
         std::thread::sleep(Duration::from_millis(300));
         loop {
             let mut probe = self.in_client(0, "ssh");
-            probe.args(self.ssh_args()).args([&format!("root@{SERVER}"), "true"]);
+            probe
+                .args(self.ssh_args())
+                .args([&format!("root@{SERVER}"), "true"]);
             let out = probe.output().unwrap();
             if out.status.success() {
                 return;

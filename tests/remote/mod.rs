@@ -73,7 +73,9 @@ fn read_json(path: &std::path::Path) -> Value {
 /// nothing is left running there afterwards.
 #[test]
 fn bench_runs_each_rows_server_on_the_server_host() {
-    let Some(mut bed) = Bed::new("bench", 1) else { return };
+    let Some(mut bed) = Bed::new("bench", 1) else {
+        return;
+    };
     bed.start_sshd();
     let out_dir = bed.dir.join("out");
     let args = bench_args(
@@ -121,7 +123,10 @@ fn bench_runs_each_rows_server_on_the_server_host() {
     let hono = rows.iter().find(|r| r["framework"] == "hono").unwrap();
     assert!(hono["in_runtime"]["requests"].as_u64().unwrap() > 0, "{hono:#}");
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(table.contains(&format!("server host: root@{SERVER} at {SERVER}")), "{table}");
+    assert!(
+        table.contains(&format!("server host: root@{SERVER} at {SERVER}")),
+        "{table}"
+    );
 
     let left = bed.wait_until_server_idle(Duration::from_secs(10));
     assert!(left.is_empty(), "left running on the server host: {left:#?}");
@@ -131,7 +136,11 @@ fn bench_runs_each_rows_server_on_the_server_host() {
 /// ssh's reason (here: nothing listens on the port).
 #[test]
 fn a_server_host_that_refuses_ssh_exits_2_before_any_row() {
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let dir = std::env::temp_dir().join(format!("fwbench-refused-{}", std::process::id()));
     let started = Instant::now();
     let out = fwbench_within(
@@ -151,9 +160,15 @@ fn a_server_host_that_refuses_ssh_exits_2_before_any_row() {
     .expect("it gives up by itself");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(stderr.contains("cannot reach --server-host root@127.0.0.1"), "{stderr}");
+    assert!(
+        stderr.contains("cannot reach --server-host root@127.0.0.1"),
+        "{stderr}"
+    );
     assert!(stderr.contains("Connection refused"), "ssh's reason: {stderr}");
-    assert!(!stderr.contains("starting and validating"), "no row started: {stderr}");
+    assert!(
+        !stderr.contains("starting and validating"),
+        "no row started: {stderr}"
+    );
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
@@ -161,12 +176,23 @@ fn a_server_host_that_refuses_ssh_exits_2_before_any_row() {
 /// naming both.
 #[test]
 fn a_different_fwbench_on_the_server_host_is_refused_naming_both_versions() {
-    let Some(mut bed) = Bed::new("version", 1) else { return };
+    let Some(mut bed) = Bed::new("version", 1) else {
+        return;
+    };
     bed.start_sshd();
     let other = bed.dir.join("old-fwbench");
     std::fs::write(&other, "#!/bin/sh\necho 'fwbench 0.0.1'\n").unwrap();
-    std::process::Command::new("chmod").arg("+x").arg(&other).status().unwrap();
-    let args = bench_args_with(&bed, &bed.dir.join("out"), other.to_str().unwrap(), &["--only", "hello"]);
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&other)
+        .status()
+        .unwrap();
+    let args = bench_args_with(
+        &bed,
+        &bed.dir.join("out"),
+        other.to_str().unwrap(),
+        &["--only", "hello"],
+    );
     let out = output_within(bed.fwbench_in_client(0).args(&args), Duration::from_secs(60));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -182,7 +208,9 @@ fn a_different_fwbench_on_the_server_host_is_refused_naming_both_versions() {
 /// cannot tell) and its stderr, and the run goes on to exit 1.
 #[test]
 fn a_remote_server_that_dies_mid_row_is_reported_like_a_local_one() {
-    let Some(mut bed) = Bed::new("dies", 1) else { return };
+    let Some(mut bed) = Bed::new("dies", 1) else {
+        return;
+    };
     bed.start_sshd();
     let out_dir = bed.dir.join("out");
     let args = bench_args(
@@ -234,13 +262,26 @@ fn a_remote_server_that_dies_mid_row_is_reported_like_a_local_one() {
 /// stops it.
 #[test]
 fn stopping_bench_leaves_no_server_on_the_server_host() {
-    let Some(mut bed) = Bed::new("stop", 1) else { return };
+    let Some(mut bed) = Bed::new("stop", 1) else {
+        return;
+    };
     bed.start_sshd();
     for signal in [libc::SIGINT, libc::SIGKILL] {
         let args = bench_args(
             &bed,
             &bed.dir.join(format!("out-{signal}")),
-            &["--frameworks", "hyper", "--only", "hello", "-d", "20s", "-r", "1", "--in-runtime", "0s"],
+            &[
+                "--frameworks",
+                "hyper",
+                "--only",
+                "hello",
+                "-d",
+                "20s",
+                "-r",
+                "1",
+                "--in-runtime",
+                "0s",
+            ],
         );
         let mut bench = bed.fwbench_in_client(0);
         bench.args(&args).stdout(Stdio::null()).stderr(Stdio::piped());
@@ -254,7 +295,10 @@ fn stopping_bench_leaves_no_server_on_the_server_host() {
         let status = wait_or_kill(&mut child, Duration::from_secs(20)).expect("bench stops");
         assert!(!status.success(), "signal {signal}: {status:?}");
         let left = bed.wait_until_server_idle(Duration::from_secs(10));
-        assert!(left.is_empty(), "after signal {signal}, left running there: {left:#?}");
+        assert!(
+            left.is_empty(),
+            "after signal {signal}, left running there: {left:#?}"
+        );
     }
 }
 
@@ -265,7 +309,9 @@ fn stopping_bench_leaves_no_server_on_the_server_host() {
 /// median and p99 are of the same order as that load's.
 #[test]
 fn three_segments_from_three_hosts_merge_into_the_whole_load() {
-    let Some(mut bed) = Bed::new("segments", 3) else { return };
+    let Some(mut bed) = Bed::new("segments", 3) else {
+        return;
+    };
     let mut server = bed
         .fwbench_in_server()
         .arg("serve")
@@ -293,7 +339,17 @@ fn three_segments_from_three_hosts_merge_into_the_whole_load() {
     let load = |k: usize, segment: Option<u32>, file: &std::path::Path| {
         let mut command = bed.fwbench_in_client(k);
         command
-            .args(["load", &url, "--allow-host", SERVER, "-c", "6", "-t", "1", "--no-progress"])
+            .args([
+                "load",
+                &url,
+                "--allow-host",
+                SERVER,
+                "-c",
+                "6",
+                "-t",
+                "1",
+                "--no-progress",
+            ])
             .args(["-n", &REQUESTS.to_string(), "--rate", &RATE.to_string()])
             .arg(format!("--json={}", file.display()))
             .stdout(Stdio::null())
