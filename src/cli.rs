@@ -39,7 +39,8 @@ pub enum Command {
     /// elysia app, an express app or a fastify instance) over HTTP/1.1.
     #[command(after_help = EXIT_STATUS)]
     Serve(ServeArgs),
-    /// Send HTTP/1.1 load to a server on loopback and report throughput,
+    /// Send HTTP/1.1 load to a server on loopback (or at an address named
+    /// with --allow-host) and report throughput,
     /// latency percentiles, statuses, errors and validation.
     Load(Box<crate::load::LoadArgs>),
     /// Run node:test-style JS test files inside the embedded engine (one
