@@ -22,6 +22,9 @@ missing=()
 command -v cmake >/dev/null || missing+=(cmake)
 [ -f /usr/include/simde/wasm/simd128.h ] || missing+=(libsimde-dev)
 command -v node >/dev/null || missing+=(nodejs npm)
+# sshd for tests/remote/, which runs `bench --server-host` against a real
+# sshd in a network-namespace host (the OpenSSH client comes with it).
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing system packages: ${missing[*]}"
   SUDO=""

@@ -9,11 +9,14 @@
 //! - `report`: the report writers and `compare` (golden files);
 //! - `k8s`: `k8s-job`'s manifests against Kubernetes' schemas, and its
 //!   pods' command run here.
+//! - `remote`: `bench --server-host` and segmented loads across network
+//!   namespace hosts with a real sshd (needs root).
 
 mod bench;
 mod frameworks;
 mod host;
 mod k8s;
 mod load;
+mod remote;
 mod report;
 mod support;

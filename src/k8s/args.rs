@@ -76,8 +76,8 @@ pub struct K8sJobArgs {
 
     /// The flags of `fwbench load` for the whole load (connections, -n and
     /// --rate are cut into the pods' shares), after `--`: e.g. -- -c 400 -d
-    /// 30s. The pods get their segment, --allow-remote and their report's
-    /// destination from fwbench; -t defaults to --cpus.
+    /// 30s. The pods get their segment, --allow-host (the target's host)
+    /// and their report's destination from fwbench; -t defaults to --cpus.
     #[arg(last = true, value_name = "LOAD FLAGS")]
     pub load: Vec<String>,
 }

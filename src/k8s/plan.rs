@@ -11,7 +11,9 @@ use anyhow::{bail, Context};
 use clap::Parser;
 
 use super::args::K8sJobArgs;
-use crate::load::{check_url, LoadArgs, DEFAULT_DURATION, HARD_CAP, MAX_SEGMENTS, MAX_THREADS};
+use crate::load::{
+    is_loopback, url_host, AllowedHost, LoadArgs, DEFAULT_DURATION, HARD_CAP, MAX_SEGMENTS, MAX_THREADS,
+};
 
 /// The longest Job name: the pods of an Indexed Job take the hostname
 /// NAME-INDEX (up to NAME-999, a DNS label of at most 63 characters) and
@@ -58,8 +60,8 @@ pub struct JobPlan {
     /// Where the reports go.
     pub results: Results,
     /// The `fwbench load` flags for the whole load, as the user gave them,
-    /// followed by the ones fwbench adds (-t, --allow-remote,
-    /// --no-progress) unless the user gave them already.
+    /// followed by the ones fwbench adds (-t, --allow-host with the
+    /// target's host, --no-progress) unless the user gave them already.
     pub load_flags: Vec<String>,
     /// How long a pod may live: its warm-up and measured time, plus
     /// [`START_ROOM`].
@@ -101,8 +103,8 @@ impl JobPlan {
         if args.merge && args.pods == 1 {
             bail!("--merge with --pods 1: one pod's report is the whole run's already, there is nothing to merge");
         }
-        let in_pod_loopback =
-            check_url(&args.url).with_context(|| format!("the target URL {:?}", args.url))?;
+        let host = url_host(&args.url).with_context(|| format!("the target URL {:?}", args.url))?;
+        let in_pod_loopback = host.eq_ignore_ascii_case("localhost") || host.parse().is_ok_and(is_loopback);
         if in_pod_loopback {
             bail!(
                 "the target {} is loopback, which in a pod is the pod itself; aim at the server's \
@@ -115,8 +117,13 @@ impl JobPlan {
         if load.threads.is_none() {
             load_flags.extend(["-t".to_owned(), cpus.to_string()]);
         }
-        if !load.allow_remote {
-            load_flags.push("--allow-remote".to_owned());
+        // The pods load the Service the user named: allowed by name (or
+        // address), as `load --allow-host` wants it named twice.
+        let allowed: AllowedHost = host
+            .parse()
+            .map_err(|error: String| anyhow::anyhow!("the target URL {:?}: {error}", args.url))?;
+        if !load.allow_hosts.contains(&allowed) {
+            load_flags.extend(["--allow-host".to_owned(), host.clone()]);
         }
         if !load.no_progress {
             load_flags.push("--no-progress".to_owned());
@@ -337,7 +344,8 @@ mod tests {
                 "30s",
                 "-t",
                 "2",
-                "--allow-remote",
+                "--allow-host",
+                "web.bench.svc",
                 "--no-progress"
             ]
         );
@@ -353,10 +361,14 @@ mod tests {
             "--",
             "-t",
             "3",
-            "--allow-remote",
+            "--allow-host",
+            "web.bench.svc",
         ]));
         let given = given.unwrap();
-        assert_eq!(given.load_flags, ["-t", "3", "--allow-remote", "--no-progress"]);
+        assert_eq!(
+            given.load_flags,
+            ["-t", "3", "--allow-host", "web.bench.svc", "--no-progress"]
+        );
         assert_eq!(given.results, Results::Claim("results".into()));
         assert_eq!(given.deadline, DEFAULT_DURATION + START_ROOM);
     }

@@ -21,7 +21,7 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 - `args.rs`: the raw clap flags ([`LoadArgs`]) and value parsers.
 - `plan.rs`: the validated [`LoadPlan`] (flags → plan in one place);
   `limits.rs`: its bounds and defaults.
-- `target.rs`: URL parsing and the loopback-only rule (`--allow-remote`
+- `target.rs`: URL parsing and the loopback-only rule (`--allow-host`
   lifts it).
 - `segment.rs`: the K-th of N parts of a load (`--segment`,
   `--segment-from-job-index`).
@@ -37,7 +37,7 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 - `report.rs`: [`LoadReport`], every figure plus warnings.
 - `printer.rs`: the human summary; `monitor.rs`: the live progress line.
 
-Safety: load only goes to loopback unless `--allow-remote` says otherwise,
+Safety: load only goes to loopback unless `--allow-host` names the target too,
 and every run is bounded by its duration or request count and by
 [`HARD_CAP`].
 */
@@ -79,7 +79,9 @@ pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict, WallWindow};
 pub use segment::{Segment, JOB_INDEX_VAR, MAX_SEGMENTS};
-pub use target::{check_url, is_loopback, parse_remote_target, parse_target, Target, TargetError};
+pub use target::{
+    is_loopback, parse_target, parse_target_allowing, url_host, AllowedHost, Target, TargetError,
+};
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
 
 /// Why a load run could not start.

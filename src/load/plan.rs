@@ -18,7 +18,7 @@ use super::args::{is_token_byte, LoadArgs};
 use super::limits::{
     DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
 };
-use super::target::{parse_remote_target, parse_target, Target, TargetError};
+use super::target::{parse_target_allowing, AllowedHost, Target, TargetError};
 use super::validate::{ExpectHeader, Expectations};
 
 /// A plan that cannot run.
@@ -56,8 +56,8 @@ impl Default for RequestSpec {
 /// Everything a load run needs, validated.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
-    /// Where the load goes (loopback, unless built with
-    /// [`LoadPlan::new_remote`]).
+    /// Where the load goes (loopback, or an address the user named:
+    /// target.rs).
     pub target: Target,
     /// What is sent.
     pub request: RequestSpec,
@@ -90,18 +90,14 @@ impl LoadPlan {
     /// connections, one thread per available CPU, 10 s, closed loop, GET,
     /// any 2xx accepted, no progress line.
     pub fn new(url: &str) -> Result<LoadPlan, PlanError> {
-        Ok(LoadPlan::with_target(parse_target(url)?))
+        LoadPlan::new_allowing(url, &[])
     }
 
-    /// [`LoadPlan::new`] for a target that may be on another host (`load
-    /// --allow-remote`).
-    pub fn new_remote(url: &str) -> Result<LoadPlan, PlanError> {
-        Ok(LoadPlan::with_target(parse_remote_target(url)?))
-    }
-
-    fn with_target(target: Target) -> LoadPlan {
-        LoadPlan {
-            target,
+    /// [`LoadPlan::new`] for a target that may also be one of `allowed`
+    /// (hosts the user named: `--allow-host`, `bench --server-host`).
+    pub fn new_allowing(url: &str, allowed: &[AllowedHost]) -> Result<LoadPlan, PlanError> {
+        Ok(LoadPlan {
+            target: parse_target_allowing(url, allowed)?,
             request: RequestSpec::default(),
             connections: 50,
             threads: available_cpus(),
@@ -114,17 +110,13 @@ impl LoadPlan {
             expect: Expectations::default(),
             segment: None,
             progress: false,
-        }
+        })
     }
 
     /// Builds and validates a plan from command-line flags (reads
     /// `--body-file`).
     pub fn from_args(args: &LoadArgs) -> anyhow::Result<LoadPlan> {
-        let mut plan = if args.allow_remote {
-            LoadPlan::new_remote(&args.url)?
-        } else {
-            LoadPlan::new(&args.url)?
-        };
+        let mut plan = LoadPlan::new_allowing(&args.url, &args.allow_hosts)?;
         plan.connections = args.connections;
         if let Some(t) = args.threads {
             plan.threads = t;
