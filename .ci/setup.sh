@@ -5,6 +5,9 @@
 #
 #   .ci/setup.sh            # then: target/release/fwbench bench
 #
+# FWBENCH_PROFILE=quick builds target/quick/fwbench instead: the release
+# optimizations without fat LTO, what the tests run (.ci/test.sh).
+#
 # The JS engine is V8 when its archive is found or can be downloaded, else
 # QuickJS-ng; .ci/engine.sh explains the choice and FWBENCH_ENGINE forces it.
 set -euo pipefail
@@ -19,6 +22,9 @@ missing=()
 command -v cmake >/dev/null || missing+=(cmake)
 [ -f /usr/include/simde/wasm/simd128.h ] || missing+=(libsimde-dev)
 command -v node >/dev/null || missing+=(nodejs npm)
+# sshd for tests/remote/, which runs `bench --server-host` against a real
+# sshd in a network-namespace host (the OpenSSH client comes with it).
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing system packages: ${missing[*]}"
   SUDO=""
@@ -44,11 +50,26 @@ if [ ! -f "$manifest" ] || [ vendor/build.mjs -nt "$manifest" ] ||
   node vendor/build.mjs
 fi
 
+# kubernetes-validate (PyPI, pinned in .ci/kubernetes-validate.txt) in its
+# own venv: the tests of `fwbench k8s-job` validate its manifests against the
+# Kubernetes schemas it ships, offline (kubectl's dry run needs a cluster's
+# OpenAPI). Reinstalled only when the pins change. tests/k8s/ finds it here.
+k8s_venv="${FWBENCH_K8S_VENV:-$HOME/.cache/fwbench/kubernetes-validate}"
+k8s_pins=.ci/kubernetes-validate.txt
+if ! cmp -s "$k8s_pins" "$k8s_venv/pins.txt"; then
+  step "installing kubernetes-validate ($k8s_pins) into $k8s_venv"
+  rm -rf "$k8s_venv"
+  python3 -m venv "$k8s_venv"
+  "$k8s_venv/bin/pip" install --quiet --disable-pip-version-check -r "$k8s_pins"
+  cp "$k8s_pins" "$k8s_venv/pins.txt"
+fi
+
 # The engine: V8 when an archive is found or can be downloaded, else
 # QuickJS-ng (.ci/engine.sh says which, and why).
 . .ci/engine.sh
 choose_engine
-step "building fwbench (release, engine $ENGINE)"
+PROFILE=${FWBENCH_PROFILE:-release}
+step "building fwbench ($PROFILE profile, engine $ENGINE)"
 # shellcheck disable=SC2086 # ENGINE_FEATURES is a list of flags
 if [ "$ENGINE" = v8 ] && [ -z "${RUSTY_V8_ARCHIVE:-}" ]; then
   # The v8 crate will try to download its archive: keep that attempt's
@@ -56,17 +77,17 @@ if [ "$ENGINE" = v8 ] && [ -z "${RUSTY_V8_ARCHIVE:-}" ]; then
   build_log=target/.setup-build.log
   mkdir -p target
   engine_note "no local V8 archive: letting the v8 crate download one (it retries for ~40 s when offline)"
-  if ! cargo build --release --locked $ENGINE_FEATURES >"$build_log" 2>&1; then
+  if ! cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES >"$build_log" 2>&1; then
     if [ -z "${FWBENCH_ENGINE:-}" ] && grep -q 'failed to run custom build command for `v8 ' "$build_log"; then
       touch "$V8_DOWNLOAD_FAILED"
       engine_note "the v8 crate could not download its archive (details: $build_log); building QuickJS-ng instead"
       choose_engine
-      cargo build --release --locked $ENGINE_FEATURES
+      cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES
     else
       tail -n 40 "$build_log" >&2
       exit 1
     fi
   fi
 else
-  cargo build --release --locked $ENGINE_FEATURES
+  cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES
 fi

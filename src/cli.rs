@@ -39,7 +39,8 @@ pub enum Command {
     /// elysia app, an express app or a fastify instance) over HTTP/1.1.
     #[command(after_help = EXIT_STATUS)]
     Serve(ServeArgs),
-    /// Send HTTP/1.1 load to a server on loopback and report throughput,
+    /// Send HTTP/1.1 load to a server on loopback (or at an address named
+    /// with --allow-host) and report throughput,
     /// latency percentiles, statuses, errors and validation.
     Load(Box<crate::load::LoadArgs>),
     /// Run node:test-style JS test files inside the embedded engine (one
@@ -78,6 +79,17 @@ pub enum Command {
     /// union of their windows; runs that never overlapped are refused.
     #[command(after_help = EXIT_STATUS)]
     Merge(crate::report::merge::MergeArgs),
+    /// Write the Kubernetes manifests of a load too large for one machine:
+    /// an Indexed Job of N pods, each sending one segment of the load
+    /// (whole CPUs, requests = limits), and a Job that merges their
+    /// reports (docs/kubernetes.md). Talks to no cluster.
+    #[command(name = "k8s-job")]
+    K8sJob(Box<crate::k8s::K8sJobArgs>),
+    /// Print this machine's CPU model, kernel, OS and usable CPUs as one
+    /// JSON line (internal: what `bench --server-host` asks the other
+    /// machine's fwbench).
+    #[command(hide = true)]
+    HostFacts,
 }
 
 /// Which rows a command covers: frameworks × scenarios, and the request
@@ -185,6 +197,40 @@ pub struct RunArgs {
     /// round) here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Where the row servers run.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+}
+
+/// Where the row servers run: here (the default), or on another machine
+/// reached over SSH.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RemoteArgs {
+    /// Run each row's server on this machine instead, over SSH (the
+    /// system's OpenSSH client, with your ~/.ssh/config, keys and agent;
+    /// never a password prompt), and load it from here at the address
+    /// `ssh -G` resolves the host to. The server listens on all of that
+    /// machine's addresses (0.0.0.0) while its row runs, and stops when
+    /// the row ends, on Ctrl-C, or if this process dies. --server-cpus
+    /// then names that machine's CPUs (default: all of them), --load-cpus
+    /// this one's (default: all). A host that SSH cannot reach, or whose
+    /// fwbench is another version, stops the run before any row (exit 2).
+    #[arg(long, value_name = "USER@HOST")]
+    pub server_host: Option<String>,
+    /// An ssh option for every connection to --server-host, as `ssh -o`
+    /// takes it, e.g. `--ssh-option Port=2222` or `--ssh-option
+    /// IdentityFile=~/.ssh/bench`; repeatable.
+    #[arg(long = "ssh-option", value_name = "KEY=VALUE", requires = "server_host")]
+    pub ssh_options: Vec<String>,
+    /// The fwbench to run on --server-host: a path there, or a name on its
+    /// PATH. It must be this same build (`fwbench --version` is compared).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "fwbench",
+        requires = "server_host"
+    )]
+    pub remote_bin: String,
 }
 
 /// `fwbench sweep`
@@ -255,6 +301,9 @@ pub struct CheckArgs {
     /// then (or killed by a signal) is tried once more.
     #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
     pub start_timeout: Duration,
+    /// Where the row servers run.
+    #[command(flatten)]
+    pub remote: RemoteArgs,
 }
 
 /// How long a row's server may take to listen by default. Frameworks load in
@@ -357,6 +406,11 @@ pub struct ServeArgs {
     /// GC counters (internal: `bench` passes it to its row servers).
     #[arg(long, hide = true, value_parser = clap::value_parser!(i32).range(3..))]
     pub telemetry_fd: Option<i32>,
+    /// Stop, as on SIGTERM, when stdin reaches its end (internal: `bench
+    /// --server-host` starts its row servers so, since closing an SSH
+    /// session closes the remote command's stdin but sends no signal).
+    #[arg(long, hide = true)]
+    pub stop_on_stdin_eof: bool,
 }
 
 /// Parses `--max-header-bytes`, refusing what hyper cannot honour (issue

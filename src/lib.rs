@@ -15,6 +15,7 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`load`]: the load generator (`fwbench load`);
 - [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
 - [`sweep`]: `sweep`, the cost of one more middleware link;
+- [`k8s`]: `k8s-job`, the Kubernetes Jobs of a load cut into N pods;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands;
 - [`cli`]: the command line (clap); [`capped_read`]: files it names, read
@@ -33,6 +34,7 @@ pub mod framework_cost;
 pub mod frameworks;
 pub mod header_sets;
 pub mod jstest;
+pub mod k8s;
 pub mod load;
 pub mod native;
 pub mod outcome;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use fwbench::cli;
 use fwbench::outcome::Outcome;
-use fwbench::{bench, jstest, load, report, serve, sweep};
+use fwbench::{bench, jstest, k8s, load, report, serve, sweep};
 
 /// Every Rust allocation (hyper's buffers, header maps, the adapter's
 /// request table) goes to mimalloc: a request allocates and frees a few
@@ -58,10 +58,16 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::Sweep(args) => sweep::run(&args),
         cli::Command::Check(args) => bench::check(&args, &mut std::io::stdout().lock()),
         cli::Command::List => bench::list().map(|()| Outcome::Passed),
+        cli::Command::HostFacts => {
+            bench::remote::print_host_facts(&mut std::io::stdout().lock()).map(|()| Outcome::Passed)
+        }
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }
         cli::Command::Merge(args) => report::merge::run(&args, &mut std::io::stdout().lock()),
+        cli::Command::K8sJob(args) => {
+            k8s::run(&args, &mut std::io::stdout().lock()).map(|()| Outcome::Passed)
+        }
     }
 }
 

@@ -62,7 +62,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("failed to start the signal handler")?;
-    let mut stop = Box::pin(signals.block_on(async { stop_signal() })?);
+    let mut stop = Box::pin(signals.block_on(async { stop_signal(args.stop_on_stdin_eof) })?);
     let (display, style, engine_name, workers, telemetry, loaded) = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
@@ -235,14 +235,36 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
 
 /// Installs handlers for Ctrl-C (SIGINT) and SIGTERM now; the returned
 /// future resolves when either arrives.
-fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>>> {
+fn stop_signal(on_stdin_eof: bool) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>>> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut interrupt = signal(SignalKind::interrupt()).context("failed to listen for Ctrl-C")?;
     let mut terminate = signal(SignalKind::terminate()).context("failed to listen for SIGTERM")?;
+    let (eof_tx, eof) = tokio::sync::oneshot::channel::<()>();
+    if on_stdin_eof {
+        // A row server on another host (bench --server-host) runs under
+        // sshd, which signals nothing when the session ends but closes the
+        // command's stdin: that end of file is the order to stop, whether
+        // bench closed it at the end of the row or died.
+        std::thread::Builder::new()
+            .name("fwbench-stdin-eof".into())
+            .spawn(move || {
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                let _ = eof_tx.send(());
+            })
+            .context("failed to watch stdin")?;
+    }
     Ok(async move {
+        let eof = async move {
+            match eof.await {
+                Ok(()) => (),
+                // Not watching: never.
+                Err(_) => std::future::pending().await,
+            }
+        };
         tokio::select! {
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
+            _ = eof => {}
         }
         Ok(())
     })

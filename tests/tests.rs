@@ -6,11 +6,17 @@
 //! - `frameworks`: the peer frameworks' apps and every built-in scenario;
 //! - `bench`: `check`, `bench`, `sweep`, their reports and exit statuses;
 //! - `load`: the load generator against in-process servers;
-//! - `report`: the report writers and `compare` (golden files).
+//! - `report`: the report writers and `compare` (golden files);
+//! - `k8s`: `k8s-job`'s manifests against Kubernetes' schemas, and its
+//!   pods' command run here.
+//! - `remote`: `bench --server-host` and segmented loads across network
+//!   namespace hosts with a real sshd (needs root).
 
 mod bench;
 mod frameworks;
 mod host;
+mod k8s;
 mod load;
+mod remote;
 mod report;
 mod support;

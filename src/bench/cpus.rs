@@ -51,6 +51,44 @@ impl CpuSets {
         })
     }
 
+    /// The sets when the servers run on another machine (`--server-host`):
+    /// `server` names CPUs of that machine, checked against `remote` (the
+    /// CPUs a process may use there), and defaults to all of them; `load`
+    /// names this machine's, by default all it may use. The two sets never
+    /// compete, so they are always applied.
+    pub fn resolve_remote(
+        server: Option<&str>,
+        load: Option<&str>,
+        remote: &[usize],
+    ) -> anyhow::Result<CpuSets> {
+        let allowed = allowed_cpus();
+        let server = match server {
+            Some(text) => {
+                let cpus = parse_cpu_list(text).with_context(|| format!("invalid --server-cpus '{text}'"))?;
+                if let Some(cpu) = cpus.iter().find(|cpu| !remote.contains(cpu)) {
+                    bail!("--server-cpus: CPU {cpu} is not available on the server host (available there: {remote:?})");
+                }
+                cpus
+            }
+            None => remote.to_vec(),
+        };
+        let load = match load {
+            Some(text) => {
+                let cpus = parse_cpu_list(text).with_context(|| format!("invalid --load-cpus '{text}'"))?;
+                if let Some(cpu) = cpus.iter().find(|cpu| !allowed.contains(cpu)) {
+                    bail!("--load-cpus: CPU {cpu} is not available to this process (available: {allowed:?})");
+                }
+                cpus
+            }
+            None => allowed,
+        };
+        Ok(CpuSets {
+            server,
+            load,
+            not_pinned: None,
+        })
+    }
+
     /// Whether the sets are applied.
     pub fn pinned(&self) -> bool {
         self.not_pinned.is_none()
@@ -145,6 +183,26 @@ mod tests {
     fn a_cpu_outside_the_allowed_set_is_refused_by_number() {
         let error = CpuSets::resolve(Some("4096"), None).unwrap_err().to_string();
         assert!(error.contains("CPU 4096"), "{error}");
+    }
+
+    #[test]
+    fn a_server_hosts_cpus_are_checked_against_that_host() {
+        let remote = [0, 1, 2, 3, 4, 5, 6, 7];
+        let sets = CpuSets::resolve_remote(Some("6-7"), None, &remote).unwrap();
+        assert_eq!(sets.server, [6, 7]);
+        assert_eq!(sets.load, allowed_cpus());
+        assert!(sets.pinned(), "two machines never share a CPU");
+        let error = CpuSets::resolve_remote(Some("8"), None, &remote)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("CPU 8 is not available on the server host"),
+            "{error}"
+        );
+        assert_eq!(
+            CpuSets::resolve_remote(None, None, &remote).unwrap().server,
+            remote
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! A JS row's cost without the transport, as `bench` measures it after the
 //! rounds: `fwbench serve --in-runtime` (framework_cost.rs) in a child
-//! process pinned like the row's server, its one JSON line read back.
+//! process pinned like the row's server (on the server host with
+//! `--server-host`), its one JSON line read back.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use super::server::{as_row_child, ServerSpec, WaitTimeout};
+use super::remote::EXIT_MARKER;
+use super::server::{ServerSpec, WaitTimeout};
 use crate::framework_cost::InRuntimeReport;
 use crate::report::anatomy::InRuntimeCost;
 
@@ -44,21 +46,22 @@ pub fn measure(spec: &ServerSpec, warmup: Duration, duration: Duration) -> InRun
 }
 
 fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<InRuntimeReport, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
-    let mut command = Command::new(exe);
-    command.arg("serve").args(spec.app_args());
+    let mut args: Vec<String> = vec!["serve".into()];
+    args.extend(spec.app_args());
     if let Some(headers) = spec.headers {
-        command.args(["--headers", headers.name()]);
+        args.extend(["--headers".into(), headers.name().into()]);
     }
+    args.extend([
+        "--in-runtime".into(),
+        format!("{}ms", duration.as_millis()),
+        "--in-runtime-warmup".into(),
+        format!("{}ms", warmup.as_millis()),
+    ]);
+    let mut command = spec.command(&args, None)?;
     command
-        .arg("--in-runtime")
-        .arg(format!("{}ms", duration.as_millis()))
-        .arg("--in-runtime-warmup")
-        .arg(format!("{}ms", warmup.as_millis()))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    as_row_child(&mut command, &spec.cpus, None);
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start fwbench serve: {e}"))?;
@@ -88,7 +91,7 @@ fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<
         let last = stderr
             .lines()
             .rev()
-            .find(|l| !l.trim().is_empty())
+            .find(|l| !l.trim().is_empty() && !l.starts_with(EXIT_MARKER))
             .unwrap_or("no message");
         return Err(format!("it failed ({status}): {last}"));
     }

@@ -33,7 +33,9 @@ pub fn measure(
     window: &mut dyn FnMut(WindowEdge),
 ) -> anyhow::Result<LoadReport> {
     let url = format!("http://{addr}{}", info.request.path);
-    let mut load = LoadPlan::new(&url)?;
+    // The server host's address is one the user named (--server-host).
+    let allowed: Vec<_> = plan.server_host.iter().map(|host| host.address.into()).collect();
+    let mut load = LoadPlan::new_allowing(&url, &allowed)?;
     load.request = RequestSpec {
         method: info.request.method.clone(),
         headers: info.request.headers.clone(),
@@ -229,7 +231,10 @@ impl<'a> RoundWindow<'a> {
 
     /// Reads the clocks at `edge`.
     pub fn mark(&mut self, edge: WindowEdge) {
-        let pid = self.server.pid();
+        // A server on another host has no /proc here: no CPU figures.
+        let Some(pid) = self.server.local_pid() else {
+            return;
+        };
         match edge {
             WindowEdge::Start => {
                 self.clock = Some(RoundClock::start(pid, self.cpus));

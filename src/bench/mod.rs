@@ -10,6 +10,8 @@
 //!   `cpu_time.rs` how busy and how held back the server was during it; `output.rs` the files
 //!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
+//! - `remote.rs`: `--server-host`, the row servers on another machine over
+//!   SSH (checked before any row, started through `server.rs`).
 
 mod clock;
 mod cpu_time;
@@ -22,6 +24,7 @@ pub mod output;
 pub mod plan;
 mod probe;
 mod progress;
+pub mod remote;
 pub mod row;
 mod run;
 pub mod server;
@@ -46,6 +49,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
         .enable_all()
         .build()?;
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
+    let host = remote::ServerHost::connect(&args.remote)?.map(std::sync::Arc::new);
     let rows = matrix.rows();
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let scenario_width = matrix
@@ -81,6 +85,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
                     headers: row.scenario.source.headers,
                     workers: 1,
                     cpus: Vec::new(),
+                    host: host.clone(),
                 };
                 row::start_and_validate(&spec, info, args.start_timeout, &runtime).map(|started| {
                     let ms = |d: std::time::Duration| crate::units::start_up(d.as_secs_f64());

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::clock;
 use super::cpus::CpuSets;
 use super::matrix::Matrix;
+use super::remote::ServerHost;
 use crate::cli::{BenchArgs, RunArgs};
 
 /// Everything a bench run needs, validated.
@@ -35,6 +36,10 @@ pub struct BenchPlan {
     pub workers: usize,
     /// Where servers and load generator run.
     pub cpus: CpuSets,
+    /// The machine the row servers run on (`--server-host`), checked;
+    /// `None`: this one.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "as_host")]
+    pub server_host: Option<std::sync::Arc<ServerHost>>,
     /// How long a row's server may take to listen (per attempt).
     #[serde(rename = "start_timeout_s", serialize_with = "as_secs")]
     pub start_timeout: Duration,
@@ -56,7 +61,7 @@ pub struct BenchPlan {
 
 impl BenchPlan {
     /// Builds the plan: CPU sets checked against the CPUs this process may
-    /// use, frameworks and scenarios resolved and loaded, the output
+    /// use (the server's against the server host's), frameworks and scenarios resolved and loaded, the output
     /// directory created, and the directories of `--json` and `--csv`
     /// checked to exist.
     pub fn from_args(args: &BenchArgs, tokio: &tokio::runtime::Runtime) -> anyhow::Result<BenchPlan> {
@@ -67,9 +72,18 @@ impl BenchPlan {
         Ok(plan)
     }
 
-    /// The plan for `matrix` (already resolved) measured as `args` say.
+    /// The plan for `matrix` (already resolved) measured as `args` say;
+    /// with `--server-host`, that host checked over SSH.
     pub fn new(matrix: Matrix, args: &RunArgs) -> anyhow::Result<BenchPlan> {
-        let cpus = CpuSets::resolve(args.server_cpus.as_deref(), args.load_cpus.as_deref())?;
+        let server_host = ServerHost::connect(&args.remote)?.map(std::sync::Arc::new);
+        let cpus = match &server_host {
+            Some(host) => CpuSets::resolve_remote(
+                args.server_cpus.as_deref(),
+                args.load_cpus.as_deref(),
+                &host.facts.cpus,
+            )?,
+            None => CpuSets::resolve(args.server_cpus.as_deref(), args.load_cpus.as_deref())?,
+        };
         let out_dir = args
             .out
             .clone()
@@ -89,6 +103,7 @@ impl BenchPlan {
             rounds: args.rounds,
             workers: args.workers.into(),
             cpus,
+            server_host,
             start_timeout: args.start_timeout,
             out_dir,
             json: args.json.clone(),
@@ -109,6 +124,13 @@ fn check_parent(flag: &str, file: &Path) -> anyhow::Result<()> {
         ),
         _ => Ok(()),
     }
+}
+
+fn as_host<S: serde::Serializer>(
+    host: &Option<std::sync::Arc<ServerHost>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    host.as_deref().serialize(serializer)
 }
 
 fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {

@@ -132,6 +132,13 @@ fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
         clock::rfc3339_now(),
     );
     report.header_sets = plan.matrix.header_sets();
+    if let Some(host) = &plan.server_host {
+        eprintln!(
+            "fwbench bench: row servers on {} ({}), timing the network path",
+            host.destination, host.address
+        );
+        report.server_host = Some(host.info(host.round_trips()));
+    }
     report.warnings.extend(plan.cpus.not_pinned.clone());
     Ok(report)
 }
@@ -187,6 +194,7 @@ fn start_rows(
             headers: row.scenario.source.headers,
             workers: plan.workers,
             cpus: plan.cpus.for_servers(),
+            host: plan.server_host.clone(),
         };
         match row::start_and_validate(&spec, info, plan.start_timeout, tokio) {
             Ok(started) => {

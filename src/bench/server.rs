@@ -5,6 +5,12 @@
 //! Starting one says what happened when it does not start: still running
 //! with no banner after the wait, exited with a status, or killed by a
 //! signal, each with the time it took and the process's stderr tail.
+//!
+//! With `--server-host` the child is `ssh` running the same `fwbench serve`
+//! on that host (remote.rs): the banner and stderr come through the
+//! session, closing its stdin stops the server, and the server's CPU time
+//! and heap figures, read here from /proc and a local socket, are not
+//! taken.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -12,12 +18,14 @@ use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cpus::cpu_set;
+use super::remote::{self, ServerHost};
 use super::telemetry::{self, TelemetryChannel, SERVER_FD};
 use crate::adapter::ServerSnapshot;
 
@@ -26,6 +34,9 @@ const STDERR_TAIL_LINES: usize = 20;
 /// How long a process that closed its stdout gets to finish exiting, so its
 /// exit status and last stderr lines can be reported.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a server on another host gets to stop after its stdin closed:
+/// serve's 3 s, plus the session's round trips.
+const REMOTE_STOP_WAIT: Duration = Duration::from_secs(5);
 
 /// What to start, and where.
 #[derive(Debug, Clone)]
@@ -44,8 +55,34 @@ pub struct ServerSpec {
     pub headers: Option<crate::header_sets::HeaderSet>,
     /// Worker threads.
     pub workers: usize,
-    /// CPUs the server may run on (empty: no pinning).
+    /// CPUs the server may run on (empty: no pinning); with `host`, that
+    /// host's.
     pub cpus: Vec<usize>,
+    /// The host it runs on over SSH (`--server-host`); `None`: here.
+    pub host: Option<Arc<ServerHost>>,
+}
+
+impl ServerSpec {
+    /// The command running `fwbench ARGS` for this spec: here, pinned and
+    /// with `telemetry` as its channel's end, or on the spec's host over
+    /// SSH, pinned there (and with no channel: it does not cross SSH).
+    pub(super) fn command(&self, args: &[String], telemetry: Option<OwnedFd>) -> Result<Command, String> {
+        match &self.host {
+            Some(host) => {
+                let mut command = host.command(args, &self.cpus);
+                as_row_child(&mut command, &[], None);
+                Ok(command)
+            }
+            None => {
+                let exe = std::env::current_exe()
+                    .map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
+                let mut command = Command::new(exe);
+                command.args(args);
+                as_row_child(&mut command, &self.cpus, telemetry);
+                Ok(command)
+            }
+        }
+    }
 }
 
 impl ServerSpec {
@@ -220,6 +257,21 @@ pub struct ServerProcess {
     spawned: Instant,
     /// When its runtime was ready and its app loaded, from its banner.
     loaded: Option<LoadedAt>,
+    /// On another host: the address load goes to there, and the pipe
+    /// whose closing stops it.
+    remote: Option<Remote>,
+}
+
+/// What a server on another host needs besides its ssh child.
+struct Remote {
+    /// The host's address (the banner says 0.0.0.0).
+    address: std::net::IpAddr,
+    /// ssh's stdin: closing it ends the remote server's stdin.
+    stdin: Option<ChildStdin>,
+    /// How the remote server ended, as its wrapper wrote on stderr.
+    exit: Arc<Mutex<Option<Exit>>>,
+    /// Whether ssh's stderr has been read to its end.
+    stderr_done: Arc<AtomicBool>,
 }
 
 /// When a JS row's server had its runtime ready and its app loaded, from
@@ -239,25 +291,30 @@ impl ServerProcess {
     /// Starts `fwbench serve` for `spec` and waits (up to `timeout`) until
     /// it listens.
     pub fn start(spec: &ServerSpec, timeout: Duration) -> Result<Self, StartError> {
-        let exe = std::env::current_exe().map_err(|e| StartError {
-            seen: NotStarted::Spawn(format!("cannot find the fwbench executable: {e}")),
+        let mut args: Vec<String> = vec!["serve".into(), "--port".into(), "0".into()];
+        args.extend(spec.app_args());
+        args.extend(["--workers".into(), spec.workers.to_string()]);
+        let (channel, theirs) = match &spec.host {
+            // Reachable from here, and stopped by the end of its stdin.
+            Some(_) => {
+                args.extend(["--host", "0.0.0.0", "--stop-on-stdin-eof"].map(String::from));
+                (None, None)
+            }
+            // Without the channel the row still runs, with no heap figures.
+            None => match TelemetryChannel::pair() {
+                Ok((channel, theirs)) => {
+                    args.extend(["--telemetry-fd".into(), SERVER_FD.to_string()]);
+                    (Some(channel), Some(theirs))
+                }
+                Err(_) => (None, None),
+            },
+        };
+        let command = spec.command(&args, theirs).map_err(|error| StartError {
+            seen: NotStarted::Spawn(error),
             stderr_tail: String::new(),
         })?;
-        let mut command = Command::new(exe);
-        command
-            .args(["serve", "--port", "0"])
-            .args(spec.app_args())
-            .args(["--workers", &spec.workers.to_string()]);
-        // Without the channel the row still runs, with no heap figures.
-        let (channel, theirs) = match TelemetryChannel::pair() {
-            Ok((channel, theirs)) => {
-                command.args(["--telemetry-fd", &SERVER_FD.to_string()]);
-                (Some(channel), Some(theirs))
-            }
-            Err(_) => (None, None),
-        };
-        as_row_child(&mut command, &spec.cpus, theirs);
-        let mut server = Self::spawn(command, timeout)?;
+        let remote = spec.host.as_ref().map(|host| host.address);
+        let mut server = Self::spawn_at(command, timeout, remote)?;
         server.telemetry = channel;
         Ok(server)
     }
@@ -270,10 +327,27 @@ impl ServerProcess {
 
     /// Runs `command` and waits (up to `timeout`) for the first stdout line
     /// to be `fwbench serve`'s banner.
-    fn spawn(mut command: Command, timeout: Duration) -> Result<Self, StartError> {
+    #[cfg(test)]
+    fn spawn(command: Command, timeout: Duration) -> Result<Self, StartError> {
+        Self::spawn_at(command, timeout, None)
+    }
+
+    /// [`Self::spawn`], for a server on the host at `remote` when given:
+    /// its stdin is kept open (closing it stops the server) and the
+    /// wrapper's exit line is read from its stderr.
+    fn spawn_at(
+        mut command: Command,
+        timeout: Duration,
+        remote: Option<std::net::IpAddr>,
+    ) -> Result<Self, StartError> {
         let spawned = Instant::now();
+        let stdin = if remote.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        };
         let mut child = command
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -282,15 +356,31 @@ impl ServerProcess {
                 stderr_tail: String::new(),
             })?;
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let remote = remote.map(|address| Remote {
+            address,
+            stdin: child.stdin.take(),
+            exit: Arc::new(Mutex::new(None)),
+            stderr_done: Arc::new(AtomicBool::new(false)),
+        });
         if let Some(err) = child.stderr.take() {
             let tail = stderr.clone();
+            let exit = remote.as_ref().map(|r| (r.exit.clone(), r.stderr_done.clone()));
             std::thread::spawn(move || {
                 for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    if let Some((exit, _)) = &exit {
+                        if let Some(ended) = remote::exit_from_marker(&line) {
+                            *exit.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(ended);
+                            continue;
+                        }
+                    }
                     let mut tail = tail.lock().unwrap_or_else(|poison| poison.into_inner());
                     if tail.len() == STDERR_TAIL_LINES {
                         tail.pop_front();
                     }
                     tail.push_back(line);
+                }
+                if let Some((_, done)) = &exit {
+                    done.store(true, Ordering::Release);
                 }
             });
         }
@@ -313,10 +403,14 @@ impl ServerProcess {
             telemetry: None,
             spawned,
             loaded: None,
+            remote,
         };
         let seen = match rx.recv_timeout(timeout) {
             Ok(banner) => match parse_banner(&banner) {
-                Some(addr) => {
+                Some(mut addr) => {
+                    if let Some(remote) = &server.remote {
+                        addr.set_ip(remote.address);
+                    }
                     server.addr = addr;
                     server.loaded = parse_loaded(&banner, spawned.elapsed());
                     return Ok(server);
@@ -324,7 +418,7 @@ impl ServerProcess {
                 // End of stdout: the process is ending; say how.
                 None if banner.is_empty() => match server.child.wait_timeout(EXIT_GRACE) {
                     Some(status) => NotStarted::Ended {
-                        exit: Exit::of(status),
+                        exit: server.exit_of(status),
                         after: spawned.elapsed(),
                     },
                     None => NotStarted::BadBanner(banner),
@@ -333,7 +427,7 @@ impl ServerProcess {
             },
             Err(RecvTimeoutError::Timeout) => match server.child.try_wait() {
                 Ok(Some(status)) => NotStarted::Ended {
-                    exit: Exit::of(status),
+                    exit: server.exit_of(status),
                     after: spawned.elapsed(),
                 },
                 _ => NotStarted::Silent {
@@ -371,23 +465,41 @@ impl ServerProcess {
     }
 
     /// User plus system CPU time the server process (all its threads) has
-    /// used so far; `None` when /proc cannot tell (it has ended, or this is
-    /// not Linux).
+    /// used so far; `None` when /proc cannot tell (it has ended, runs on
+    /// another host, or this is not Linux).
     pub fn cpu_time(&self) -> Option<Duration> {
-        super::cpu_time::process_cpu_time(self.child.id())
+        super::cpu_time::process_cpu_time(self.local_pid()?)
     }
 
-    /// The server's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
+    /// The server's process id here; `None` for one on another host (the
+    /// child here is ssh).
+    pub fn local_pid(&self) -> Option<u32> {
+        self.remote.is_none().then(|| self.child.id())
     }
 
     /// How the process ended, if it has (a server should run until stopped).
     pub fn exited(&mut self) -> Option<Exit> {
         match self.child.try_wait() {
-            Ok(Some(status)) => Some(Exit::of(status)),
+            Ok(Some(status)) => Some(self.exit_of(status)),
             _ => None,
         }
+    }
+
+    /// How the server ended, given how its child here did: for a remote
+    /// one, what its wrapper said (ssh cannot tell a signal there), else
+    /// ssh's own status (255: the connection failed; its message is in the
+    /// stderr tail).
+    fn exit_of(&self, status: ExitStatus) -> Exit {
+        let Some(remote) = &self.remote else {
+            return Exit::of(status);
+        };
+        // The wrapper's line may still be on its way through the pipe.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !remote.stderr_done.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let said = *remote.exit.lock().unwrap_or_else(|poison| poison.into_inner());
+        said.unwrap_or_else(|| Exit::of(status))
     }
 
     /// Stops the server: SIGTERM, then SIGKILL if it lingers.
@@ -398,6 +510,14 @@ impl ServerProcess {
     fn terminate(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
             return;
+        }
+        if let Some(remote) = &mut self.remote {
+            // The end of its stdin stops the remote server as SIGTERM would
+            // (serve stops within 3 s); ssh then exits with the session.
+            drop(remote.stdin.take());
+            if self.child.wait_timeout(REMOTE_STOP_WAIT).is_some() {
+                return;
+            }
         }
         if let Ok(pid) = i32::try_from(self.child.id()) {
             // SAFETY: signalling our own child by its PID.

@@ -22,11 +22,21 @@ no request failed; 1 when the run is flagged (errors, unsolicited bytes from the
 validation mismatches, or Ctrl-C or SIGTERM) or measured no response; 2 for a usage or set-up error (a bad flag, a target that refuses \
 connections, a --body-file past 16 MiB).
 
-Load only ever goes to loopback (127.0.0.0/8 or ::1), and every run is bounded: \
-by -d or -n, and by a hard cap of one hour.")]
+Load only goes to loopback (127.0.0.0/8 or ::1), or to an address named with --allow-host \
+as well as in the URL, and every run is bounded: by -d or -n, and by a hard cap of one hour.")]
 pub struct LoadArgs {
-    /// Target URL: http only, loopback only, e.g. http://127.0.0.1:3000/hello.
+    /// Target URL: http only, loopback only (unless --allow-host), e.g.
+    /// http://127.0.0.1:3000/hello.
     pub url: String,
+
+    /// Also allow this host as the target (repeatable): a server on
+    /// another machine or network namespace that you run (e.g. one of
+    /// several load generators of `--segment`), or the Service a
+    /// `k8s-job` pod loads. An IP address allows that address; a name
+    /// allows what it resolves to when the URL uses the same name. Named
+    /// here and in the URL, so a typo in either is refused, not followed.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<super::target::AllowedHost>,
 
     /// Number of keep-alive connections to hold open.
     #[arg(short = 'c', long, default_value_t = 50)]
@@ -56,6 +66,12 @@ pub struct LoadArgs {
     /// their --json reports into one. E.g. --segment 2/3.
     #[arg(long, value_name = "K/N")]
     pub segment: Option<super::segment::Segment>,
+
+    /// Run the segment of this pod of a Kubernetes Indexed Job of N pods:
+    /// part JOB_COMPLETION_INDEX + 1 of N (Kubernetes numbers the pods from
+    /// 0, --segment from 1). `fwbench k8s-job` writes Jobs that use it.
+    #[arg(long, value_name = "N", conflicts_with = "segment")]
+    pub segment_from_job_index: Option<u32>,
 
     /// Requests written back to back on a connection before reading the
     /// answers (closed loop only).

@@ -21,7 +21,10 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 - `args.rs`: the raw clap flags ([`LoadArgs`]) and value parsers.
 - `plan.rs`: the validated [`LoadPlan`] (flags → plan in one place);
   `limits.rs`: its bounds and defaults.
-- `target.rs`: URL parsing and the loopback-only rule.
+- `target.rs`: URL parsing and the loopback-only rule (`--allow-host`
+  lifts it).
+- `segment.rs`: the K-th of N parts of a load (`--segment`,
+  `--segment-from-job-index`).
 - `worker.rs`: threads, event loops, the stop rule and the one request loop.
 - `pacer.rs`: when requests are due (closed loop, open loop schedule).
 - `conn.rs`: the hand-written HTTP/1.1 client connection.
@@ -34,8 +37,9 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 - `report.rs`: [`LoadReport`], every figure plus warnings.
 - `printer.rs`: the human summary; `monitor.rs`: the live progress line.
 
-Safety: load only goes to loopback, and every run is bounded by its
-duration or request count and by [`HARD_CAP`].
+Safety: load only goes to loopback unless `--allow-host` names the target too,
+and every run is bounded by its duration or request count and by
+[`HARD_CAP`].
 */
 
 mod args;
@@ -74,8 +78,10 @@ pub use limits::{
 pub use plan::{available_cpus, LoadPlan, PlanError, RequestSpec};
 pub use printer::print as print_report;
 pub use report::{ClientReport, ConcurrencyReport, LateReport, LoadReport, ThreadCpu, Verdict, WallWindow};
-pub use segment::Segment;
-pub use target::{is_loopback, parse_target, Target, TargetError};
+pub use segment::{Segment, JOB_INDEX_VAR, MAX_SEGMENTS};
+pub use target::{
+    is_loopback, parse_target, parse_target_allowing, url_host, AllowedHost, Target, TargetError,
+};
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
 
 /// Why a load run could not start.

@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::segment::Segment;
+use super::segment::{Segment, JOB_INDEX_VAR};
 use crate::capped_read::{mib, read_capped};
 
 use super::args::{is_token_byte, LoadArgs};
 use super::limits::{
     DEFAULT_DURATION, DEFAULT_TIMEOUT, HARD_CAP, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS,
 };
-use super::target::{parse_target, Target, TargetError};
+use super::target::{parse_target_allowing, AllowedHost, Target, TargetError};
 use super::validate::{ExpectHeader, Expectations};
 
 /// A plan that cannot run.
@@ -56,7 +56,8 @@ impl Default for RequestSpec {
 /// Everything a load run needs, validated.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
-    /// Where the load goes (loopback only).
+    /// Where the load goes (loopback, or an address the user named:
+    /// target.rs).
     pub target: Target,
     /// What is sent.
     pub request: RequestSpec,
@@ -89,8 +90,14 @@ impl LoadPlan {
     /// connections, one thread per available CPU, 10 s, closed loop, GET,
     /// any 2xx accepted, no progress line.
     pub fn new(url: &str) -> Result<LoadPlan, PlanError> {
+        LoadPlan::new_allowing(url, &[])
+    }
+
+    /// [`LoadPlan::new`] for a target that may also be one of `allowed`
+    /// (hosts the user named: `--allow-host`, `bench --server-host`).
+    pub fn new_allowing(url: &str, allowed: &[AllowedHost]) -> Result<LoadPlan, PlanError> {
         Ok(LoadPlan {
-            target: parse_target(url)?,
+            target: parse_target_allowing(url, allowed)?,
             request: RequestSpec::default(),
             connections: 50,
             threads: available_cpus(),
@@ -109,7 +116,7 @@ impl LoadPlan {
     /// Builds and validates a plan from command-line flags (reads
     /// `--body-file`).
     pub fn from_args(args: &LoadArgs) -> anyhow::Result<LoadPlan> {
-        let mut plan = LoadPlan::new(&args.url)?;
+        let mut plan = LoadPlan::new_allowing(&args.url, &args.allow_hosts)?;
         plan.connections = args.connections;
         if let Some(t) = args.threads {
             plan.threads = t;
@@ -149,7 +156,15 @@ impl LoadPlan {
             body: args.expect_body.as_ref().map(|b| b.clone().into_bytes()),
         };
         plan.progress = !args.no_progress;
-        if let Some(segment) = args.segment {
+        let segment = match (args.segment, args.segment_from_job_index) {
+            (Some(segment), _) => Some(segment),
+            (None, Some(n)) => {
+                let index = std::env::var(JOB_INDEX_VAR).ok();
+                Some(Segment::from_job_index(index.as_deref(), n).map_err(PlanError::Invalid)?)
+            }
+            (None, None) => None,
+        };
+        if let Some(segment) = segment {
             plan.cut_to(segment)?;
         }
         plan.validate()?;

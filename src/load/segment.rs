@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// The most segments a load may be cut into.
 pub const MAX_SEGMENTS: u32 = 1000;
 
+/// The variable in which Kubernetes hands each pod of an Indexed Job its
+/// completion index, 0-based (`load --segment-from-job-index N` reads it).
+pub const JOB_INDEX_VAR: &str = "JOB_COMPLETION_INDEX";
+
 /// Part `k` (1-based) of `n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Segment {
@@ -30,6 +34,37 @@ impl Segment {
     pub fn of_count(&self, total: u64) -> u64 {
         let cut = |i: u32| (u128::from(total) * u128::from(i) / u128::from(self.n)) as u64;
         cut(self.k) - cut(self.k - 1)
+    }
+
+    /// The segment of a pod in an Indexed Job of `n` pods, from the text of
+    /// its [`JOB_INDEX_VAR`] (`None`: unset). The index is 0-based and K is
+    /// 1-based, so index `i` runs part `i + 1` of `n`: the pods 0 ..= n-1
+    /// together run parts 1 ..= n, each once.
+    pub fn from_job_index(index: Option<&str>, n: u32) -> Result<Segment, String> {
+        let flag = format!("--segment-from-job-index {n}");
+        if n == 0 || n > MAX_SEGMENTS {
+            return Err(format!("{flag}: N must be from 1 to {MAX_SEGMENTS}"));
+        }
+        let Some(text) = index else {
+            return Err(format!(
+                "{flag}: {JOB_INDEX_VAR} is not set; Kubernetes sets it in each pod of an Indexed \
+                 Job (fwbench k8s-job writes one); elsewhere use --segment K/N"
+            ));
+        };
+        let index: u32 = text.trim().parse().map_err(|_| {
+            format!(
+                "{flag}: {JOB_INDEX_VAR} is {text:?}, not a whole number from 0 to {}",
+                n - 1
+            )
+        })?;
+        if index >= n {
+            return Err(format!(
+                "{flag}: {JOB_INDEX_VAR} is {index}, but a Job of {n} pods numbers them 0 to {}; \
+                 are the Job's completions and this N the same?",
+                n - 1
+            ));
+        }
+        Ok(Segment { k: index + 1, n })
     }
 
     /// This segment's share of a rate (requests per second).
@@ -86,6 +121,26 @@ mod tests {
         }
         let rates: f64 = (1..=3).map(|k| Segment { k, n: 3 }.of_rate(1000.0)).sum();
         assert!((rates - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_job_index_from_0_runs_the_segment_from_1() {
+        let of_3 = |index: &str| Segment::from_job_index(Some(index), 3);
+        assert_eq!(of_3("0"), Ok(Segment { k: 1, n: 3 }));
+        assert_eq!(of_3("2"), Ok(Segment { k: 3, n: 3 }));
+        assert_eq!(
+            Segment::from_job_index(Some("999"), MAX_SEGMENTS).map(|s| s.k),
+            Ok(1000)
+        );
+        assert!(of_3("3").unwrap_err().contains("0 to 2"));
+        assert!(of_3("-1").unwrap_err().contains("not a whole number"));
+        assert!(Segment::from_job_index(None, 3)
+            .unwrap_err()
+            .contains("is not set"));
+        assert!(Segment::from_job_index(Some("0"), 0)
+            .unwrap_err()
+            .contains("from 1 to"));
+        assert!(Segment::from_job_index(Some("0"), MAX_SEGMENTS + 1).is_err());
     }
 
     #[test]

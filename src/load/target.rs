@@ -9,10 +9,54 @@ Safety: load only ever goes to this machine. A host is accepted only when
 every address it resolves to is loopback (127.0.0.0/8, ::1, or ::1's
 IPv4-mapped forms), so a typo or a DNS answer can never aim a benchmark at
 another machine.
+
+The one exception is named twice: [`parse_target_allowing`] also accepts
+hosts the user listed on their own ([`AllowedHost`]: `load --allow-host
+HOST`, the address of `bench --server-host`, where the user chose the
+machine, or the Service name a `k8s-job` pod loads). An address allows
+itself; a name allows whatever it resolves to, when the URL spells that
+same name. Anything else is refused, so a typo in either place is refused
+rather than followed.
 */
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::str::FromStr;
+
+/// A host named on purpose as a load target besides loopback (`load
+/// --allow-host`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowedHost {
+    /// This address, however the URL names it.
+    Addr(IpAddr),
+    /// Whatever this name resolves to, when the URL's host is this name
+    /// (compared without case).
+    Name(String),
+}
+
+impl FromStr for AllowedHost {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<AllowedHost, String> {
+        let bare = text.trim_start_matches('[').trim_end_matches(']');
+        if let Ok(ip) = bare.parse::<IpAddr>() {
+            return Ok(AllowedHost::Addr(ip));
+        }
+        let name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+        if text.is_empty() || !text.bytes().all(name_byte) {
+            return Err(format!(
+                "--allow-host takes an IP address or a host name (letters, digits, '-' and '.'), got {text:?}"
+            ));
+        }
+        Ok(AllowedHost::Name(text.to_ascii_lowercase()))
+    }
+}
+
+impl From<IpAddr> for AllowedHost {
+    fn from(ip: IpAddr) -> AllowedHost {
+        AllowedHost::Addr(ip)
+    }
+}
 
 /// A validated load target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,10 +102,12 @@ pub enum TargetError {
         /// The resolver's error (in the message, so not also a `source`).
         cause: std::io::Error,
     },
-    /// The host resolves (at least partly) outside loopback.
+    /// The host resolves (at least partly) outside loopback and the
+    /// addresses allowed besides it.
     #[error(
         "refusing to send load to '{host}' ({addrs}): fwbench load only targets this machine's \
-         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address"
+         loopback (127.0.0.0/8 or ::1); start the server on 127.0.0.1 and use that address, or, \
+         for a server on a machine you run, name its address with --allow-host IP as well"
     )]
     NotLoopback {
         /// The host part.
@@ -100,7 +146,17 @@ pub fn is_loopback(ip: IpAddr) -> bool {
 
 /// Parses `url` and resolves its host, refusing anything but loopback.
 pub fn parse_target(url: &str) -> Result<Target, TargetError> {
+    parse_target_allowing(url, &[])
+}
+
+/// [`parse_target`], also accepting the hosts in `allowed` (each named by
+/// the user on purpose: see the module's docs).
+pub fn parse_target_allowing(url: &str, allowed: &[AllowedHost]) -> Result<Target, TargetError> {
     let parts = split_url(url)?;
+    let name_allowed = allowed
+        .iter()
+        .any(|a| matches!(a, AllowedHost::Name(name) if name.eq_ignore_ascii_case(&parts.host)));
+    let addr_allowed = |ip: &IpAddr| allowed.contains(&AllowedHost::Addr(*ip));
     let addrs: Vec<IpAddr> = match parts.host.parse::<IpAddr>() {
         Ok(ip) => vec![ip],
         Err(_) => (parts.host.as_str(), parts.port)
@@ -113,7 +169,7 @@ pub fn parse_target(url: &str) -> Result<Target, TargetError> {
             .map(|a| a.ip())
             .collect(),
     };
-    if addrs.is_empty() || !addrs.iter().all(|ip| is_loopback(*ip)) {
+    if addrs.is_empty() || !(name_allowed || addrs.iter().all(|ip| is_loopback(*ip) || addr_allowed(ip))) {
         return Err(TargetError::NotLoopback {
             host: parts.host,
             addrs: AddrList(addrs),
@@ -128,6 +184,13 @@ pub fn parse_target(url: &str) -> Result<Target, TargetError> {
         host_header: parts.host_header,
         path: parts.path,
     })
+}
+
+/// The host of `url` as written (brackets of an IPv6 address dropped),
+/// its syntax checked, nothing resolved: for `fwbench k8s-job`, whose
+/// target is resolved only inside the pods.
+pub fn url_host(url: &str) -> Result<String, TargetError> {
+    Ok(split_url(url)?.host)
 }
 
 /// The pieces of an http URL, before resolution.
@@ -285,6 +348,35 @@ mod tests {
             assert!(matches!(err, TargetError::NotLoopback { .. }), "{url}");
             assert!(err.to_string().contains("loopback"));
         }
+    }
+
+    #[test]
+    fn an_address_named_twice_is_allowed_and_only_that_one() {
+        let allowed: [AllowedHost; 1] = ["10.231.0.1".parse().unwrap()];
+        let t = parse_target_allowing("http://10.231.0.1:8080/x", &allowed).unwrap();
+        assert_eq!(t.addr, "10.231.0.1:8080".parse().unwrap());
+        // Loopback stays allowed; any other address is still refused.
+        assert!(parse_target_allowing("http://127.0.0.1:1/", &allowed).is_ok());
+        let err = parse_target_allowing("http://10.231.0.2:8080/", &allowed).unwrap_err();
+        assert!(err.to_string().contains("--allow-host"), "{err}");
+    }
+
+    #[test]
+    fn an_allowed_name_covers_only_urls_that_spell_it() {
+        let web: AllowedHost = "Web.Bench.svc".parse().unwrap();
+        assert_eq!(web, AllowedHost::Name("web.bench.svc".into()));
+        assert_eq!(
+            "[::1]".parse::<AllowedHost>().unwrap(),
+            AllowedHost::Addr("::1".parse().unwrap())
+        );
+        assert!("http://x".parse::<AllowedHost>().is_err());
+        assert!("".parse::<AllowedHost>().is_err());
+        // The name allows nothing for a URL that names an address.
+        let err = parse_target_allowing("http://10.0.0.5:8080/", &[web]).unwrap_err();
+        assert!(matches!(err, TargetError::NotLoopback { .. }), "{err}");
+        assert_eq!(url_host("http://web.bench.svc:8080/x").unwrap(), "web.bench.svc");
+        assert_eq!(url_host("http://[::1]:80/").unwrap(), "::1");
+        assert!(url_host("ftp://x/").is_err());
     }
 
     #[test]

@@ -53,8 +53,8 @@ pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
-    BenchReport, MachineInfo, Percentiles, Pinning, Round, Row, RowKind, RowStatus, StartupSplit, ToolInfo,
-    OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
+    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowStatus,
+    ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;

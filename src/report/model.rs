@@ -57,8 +57,13 @@ pub struct BenchReport {
     pub schema_version: u32,
     /// fwbench, its JS engine and the versions of everything measured.
     pub tool: ToolInfo,
-    /// The machine the run happened on.
+    /// The machine the run happened on (with `--server-host`, the load
+    /// generator's).
     pub machine: MachineInfo,
+    /// With `bench --server-host`: the machine the row servers ran on and
+    /// the network path to it. Absent when the servers ran on `machine`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_host: Option<ServerHostInfo>,
     /// Which CPUs the servers and the load generator were pinned to.
     pub pinning: Pinning,
     /// The exact options of the run (the validated bench plan, serialized),
@@ -100,6 +105,37 @@ pub struct ToolInfo {
     /// Other components that shape the figures → version (deno_core, hyper,
     /// axum, ...).
     pub dependency_versions: BTreeMap<String, String>,
+}
+
+/// The other machine of a `--server-host` run: where the row servers ran,
+/// and how far it is from the load generator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerHostInfo {
+    /// The SSH destination as given (`user@host`, or a `~/.ssh/config`
+    /// alias).
+    pub destination: String,
+    /// The address the load went to.
+    pub address: String,
+    /// That machine's CPU, kernel and OS, as its fwbench read them.
+    pub machine: MachineInfo,
+    /// Round-trip times measured before the rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<RoundTrips>,
+}
+
+/// Round-trip times from the load generator's machine to the server host.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundTrips {
+    /// What was timed, e.g. `TCP connect to 10.0.0.2:22`.
+    pub method: String,
+    /// How many times.
+    pub samples: usize,
+    /// Median, in milliseconds.
+    pub median_ms: f64,
+    /// Fastest, in milliseconds.
+    pub min_ms: f64,
+    /// Slowest, in milliseconds.
+    pub max_ms: f64,
 }
 
 /// The machine a run happened on.
@@ -270,6 +306,7 @@ impl BenchReport {
             schema_version: SCHEMA_VERSION,
             tool,
             machine,
+            server_host: None,
             pinning,
             options,
             started_at: started_at.into(),

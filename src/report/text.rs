@@ -19,7 +19,7 @@ use std::io::{self, Write};
 
 use super::anatomy;
 use super::format::{self, printable};
-use super::model::{BenchReport, MachineInfo, Pinning, RowStatus, ToolInfo};
+use super::model::{BenchReport, MachineInfo, Pinning, RowStatus, ServerHostInfo, ToolInfo};
 use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
 
@@ -172,6 +172,9 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
         report.wall_time_s,
         &rounds,
     );
+    if let Some(host) = &report.server_host {
+        lines.extend(server_host_lines(host));
+    }
     if let Some(line) = header_sets_line(report) {
         lines.push(line);
     }
@@ -179,17 +182,25 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
     lines
 }
 
-/// The run header `bench` and `sweep` share: fwbench and engine, machine,
-/// start and wall time (with `extent`, what the run covered), and where
-/// the servers and the load generator ran.
-pub fn run_header(
-    tool: &ToolInfo,
-    machine: &MachineInfo,
-    pinning: &Pinning,
-    started_at: &str,
-    wall_time_s: f64,
-    extent: &str,
-) -> Vec<String> {
+/// Where the servers ran when not here (`--server-host`), and how far away.
+fn server_host_lines(host: &ServerHostInfo) -> Vec<String> {
+    let mut lines = vec![format!(
+        "server host: {} at {}: {}",
+        host.destination,
+        host.address,
+        machine_line(&host.machine)
+    )];
+    if let Some(rtt) = &host.rtt {
+        lines.push(format!(
+            "network: round trip median {:.3} ms (min {:.3}, max {:.3}) over {} × {}",
+            rtt.median_ms, rtt.min_ms, rtt.max_ms, rtt.samples, rtt.method
+        ));
+    }
+    lines
+}
+
+/// A machine in one line: CPU model, logical CPUs, kernel, OS.
+fn machine_line(machine: &MachineInfo) -> String {
     let cpus = match machine.logical_cpus {
         0 => String::new(),
         n => format!("{n} logical CPUs"),
@@ -204,6 +215,20 @@ pub fn run_header(
     if system.is_empty() {
         system.push("unknown".to_owned());
     }
+    system.join(" · ")
+}
+
+/// The run header `bench` and `sweep` share: fwbench and engine, machine,
+/// start and wall time (with `extent`, what the run covered), and where
+/// the servers and the load generator ran.
+pub fn run_header(
+    tool: &ToolInfo,
+    machine: &MachineInfo,
+    pinning: &Pinning,
+    started_at: &str,
+    wall_time_s: f64,
+    extent: &str,
+) -> Vec<String> {
     let placement = format!(
         "servers on CPUs {}, load generator on CPUs {}",
         format::cpus(&pinning.server_cpus),
@@ -219,7 +244,7 @@ pub fn run_header(
     }
     vec![
         format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine),
-        format!("machine: {}", system.join(" · ")),
+        format!("machine: {}", machine_line(machine)),
         format!(
             "started {started_at} · wall time {} · {extent}",
             crate::units::wall_time(wall_time_s),
