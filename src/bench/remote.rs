@@ -260,6 +260,12 @@ impl ServerHost {
 
     /// The median of a few TCP connects to the host's SSH port: the network
     /// path's round trip (a connect takes one), before any row loads it.
+    ///
+    /// One connection at a time, each ended before the next: sshd counts
+    /// connections that have not logged in against `MaxStartups` (10 by
+    /// default) and past it drops new ones at random, the row servers'
+    /// sessions among them. So each probe waits for sshd's greeting, says
+    /// it is done and waits for sshd to close its side.
     pub fn round_trips(&self) -> Option<RoundTrips> {
         let to = SocketAddr::new(self.address, self.ssh_port);
         let mut times: Vec<f64> = (0..RTT_SAMPLES)
@@ -267,7 +273,7 @@ impl ServerHost {
                 let started = Instant::now();
                 let stream = TcpStream::connect_timeout(&to, Duration::from_secs(2)).ok()?;
                 let took = started.elapsed();
-                drop(stream);
+                end_politely(stream);
                 Some(took.as_secs_f64() * 1e3)
             })
             .collect();
@@ -342,6 +348,24 @@ pub fn exit_from_marker(line: &str) -> Option<super::server::Exit> {
         129..=192 => super::server::Exit::Signal(status - 128),
         _ => super::server::Exit::Status(status),
     })
+}
+
+/// Reads the SSH server's greeting, closes our side and reads until the
+/// server has closed its own (each step at most a second), so the probe's
+/// connection is gone from sshd's count before the next one is made.
+fn end_politely(mut stream: TcpStream) {
+    use std::io::Read;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut buffer = [0u8; 256];
+    let _ = stream.read(&mut buffer);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
 }
 
 #[cfg(test)]
