@@ -11,8 +11,9 @@
 //! (exit 2) with ssh's own message, so a host that refuses SSH stops the
 //! run before its first row.
 //!
-//! Each row's server is then `ssh … sh -c '"$@"; …' taskset -c CPUS fwbench
-//! serve --host 0.0.0.0 --stop-on-stdin-eof …` ([`ServerHost::command`]):
+//! Each row's server is then `ssh … sh -c '"$@"; …' [env FWBENCH_…=…]
+//! taskset -c CPUS fwbench serve --host 0.0.0.0 --stop-on-stdin-eof …`
+//! ([`ServerHost::command`]), this run's `FWBENCH_*` switches passed on:
 //! - `BatchMode=yes`, so ssh fails instead of asking for a password;
 //! - no pty (`-T`): the banner arrives on stdout and the messages on
 //!   stderr, apart, as from a local server;
@@ -183,7 +184,14 @@ impl ServerHost {
 
     /// Refuses a remote fwbench that is missing or not this version.
     fn check_version(&self) -> anyhow::Result<()> {
-        let output = self.run(&[&self.remote_bin, "--version"])?;
+        let switches = fwbench_switches();
+        let mut words: Vec<&str> = Vec::new();
+        if !switches.is_empty() {
+            words.push("env");
+            words.extend(switches.iter().map(String::as_str));
+        }
+        words.extend([self.remote_bin.as_str(), "--version"]);
+        let output = self.run(&words)?;
         let theirs = String::from_utf8_lossy(&output.stdout).trim().to_owned();
         match output.status.code() {
             Some(0) => {}
@@ -245,7 +253,12 @@ impl ServerHost {
         // nothing in them is parsed twice.
         let script = format!(r#""$@"; s=$?; echo "{EXIT_MARKER}$s" >&2; exit $s"#);
         let list = cpu_list(cpus);
+        let switches = fwbench_switches();
         let mut words = vec!["sh", "-c", &script, "fwbench-row"];
+        if !switches.is_empty() {
+            words.push("env");
+            words.extend(switches.iter().map(String::as_str));
+        }
         if !cpus.is_empty() {
             words.extend(["taskset", "-c", &list]);
         }
@@ -299,6 +312,23 @@ impl ServerHost {
             rtt,
         }
     }
+}
+
+/// This run's `FWBENCH_*` switches (`FWBENCH_SNAPSHOT=off`,
+/// `FWBENCH_HEAP_STATS=off`, `FWBENCH_V8_FLAGS`, ...) as `NAME=value`
+/// words: ssh passes no environment, so the remote fwbench gets them on
+/// its command line (through `env`), and serves and reports its version as
+/// a local one would under them.
+fn fwbench_switches() -> Vec<String> {
+    // vars_os: a variable that is not UTF-8 (none of ours) is skipped, not
+    // a panic.
+    let mut switches: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(name, _)| name.starts_with("FWBENCH_"))
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    switches.sort();
+    switches
 }
 
 /// This binary's `--version` text, as the remote one is asked for it.
