@@ -13,7 +13,7 @@
 //!
 //! Each row's server is then `ssh … sh -c '"$@"; …' [env FWBENCH_…=…]
 //! taskset -c CPUS fwbench serve --host 0.0.0.0 --stop-on-stdin-eof …`
-//! ([`ServerHost::command`]), this run's `FWBENCH_*` switches passed on:
+//! ([`ServerHost::command`]), this run's engine switches passed on:
 //! - `BatchMode=yes`, so ssh fails instead of asking for a password;
 //! - no pty (`-T`): the banner arrives on stdout and the messages on
 //!   stderr, apart, as from a local server;
@@ -314,21 +314,20 @@ impl ServerHost {
     }
 }
 
-/// This run's `FWBENCH_*` switches (`FWBENCH_SNAPSHOT=off`,
-/// `FWBENCH_HEAP_STATS=off`, `FWBENCH_V8_FLAGS`, ...) as `NAME=value`
-/// words: ssh passes no environment, so the remote fwbench gets them on
-/// its command line (through `env`), and serves and reports its version as
-/// a local one would under them.
+/// The environment switches of the engine that `serve` reads: a run's
+/// setting of any of them is passed on to the remote fwbench.
+const SWITCHES: [&str; 3] = ["FWBENCH_SNAPSHOT", "FWBENCH_HEAP_STATS", "FWBENCH_V8_FLAGS"];
+
+/// This run's engine switches ([`SWITCHES`]) as `NAME=value` words: ssh
+/// passes no environment, so the remote fwbench gets them on its command
+/// line (through `env`), and serves and reports its version as a local one
+/// would under them. A value that is not UTF-8 is not passed (none of the
+/// switches takes one).
 fn fwbench_switches() -> Vec<String> {
-    // vars_os: a variable that is not UTF-8 (none of ours) is skipped, not
-    // a panic.
-    let mut switches: Vec<String> = std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-        .filter(|(name, _)| name.starts_with("FWBENCH_"))
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
-    switches.sort();
-    switches
+    SWITCHES
+        .iter()
+        .filter_map(|name| Some(format!("{name}={}", std::env::var(name).ok()?)))
+        .collect()
 }
 
 /// This binary's `--version` text, as the remote one is asked for it.
@@ -453,8 +452,21 @@ mod tests {
             ]
         );
         let remote = args.last().unwrap();
+        // This run's engine switches, if any, come between the wrapper and
+        // taskset; the test process may have some set.
+        let switches: String = fwbench_switches()
+            .iter()
+            .map(|word| format!(" '{word}'"))
+            .collect();
+        let env = if switches.is_empty() {
+            String::new()
+        } else {
+            format!(" 'env'{switches}")
+        };
         assert!(
-            remote.ends_with(r#"'fwbench-row' 'taskset' '-c' '1,3' '/opt/fwbench' 'serve' '--port' '0'"#),
+            remote.ends_with(&format!(
+                "'fwbench-row'{env} 'taskset' '-c' '1,3' '/opt/fwbench' 'serve' '--port' '0'"
+            )),
             "{remote}"
         );
         assert!(remote.contains(EXIT_MARKER), "{remote}");
