@@ -171,7 +171,7 @@ fn an_engine_without_gc_hooks_reports_no_heap_figures() {
 /// One connection: the client sets the pace, and the server sleeps between
 /// requests; its CPU per request is still measured. With no request
 /// waiting behind another, the time in the server is the app's: spinning
-/// 50 µs a request moves the median by 50 µs.
+/// 50 µs a request moves the median by about 50 µs.
 #[test]
 fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
     let dir = scratch("bench-anatomy-one-connection");
@@ -204,9 +204,13 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
         "server µs per request at one connection: {us}"
     );
     let p50 = |scenario| cost(&report, scenario)["server_time"]["p50_us"].as_f64().unwrap();
+    // The spin ends on the first clock read past 50 µs and the machine may
+    // preempt the server mid-spin (CI runs tests side by side), so the
+    // bound above is loose; below twice the spin still catches a span that
+    // counts the app's time twice.
     let extra = p50("spin-50us") - p50("plain");
     assert!(
-        (40.0..=60.0).contains(&extra),
+        (40.0..100.0).contains(&extra),
         "spinning 50 µs a request moved the server-timed median by {extra:.1} µs"
     );
 }
