@@ -135,8 +135,16 @@ const globals = {
 for (const name of Object.keys(globals)) define(name, globals[name]);
 // performance.timeOrigin is set by whoever bootstraps deno_web (Deno does in
 // its runtime's main); unset it is undefined, and process.hrtime, which
-// pino reads when it loads, would be NaN.
-performanceMod.setTimeOrigin();
+// pino reads when it loads, would be NaN. It is the wall-clock time the
+// runtime started, so it is set when each runtime starts, not here: on V8
+// this module runs when the startup snapshot is built, and the build's time
+// would stay in every runtime. The host calls this hook once per runtime,
+// before app code, and deletes it (src/engine/mod.rs, `START_RUNTIME`).
+Object.defineProperty(globalThis, "__fwbenchStartRuntime", {
+  value: () => performanceMod.setTimeOrigin(),
+  enumerable: false,
+  configurable: true,
+});
 
 // console: deno_web's Console, printing through deno_core's op_print
 // (stdout for log/info/debug, stderr for warn/error).

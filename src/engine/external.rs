@@ -12,7 +12,7 @@
 //!   past the budget; V8 then collects garbage, tries once more, and throws
 //!   `RangeError: Array buffer allocation failed`. WebAssembly memories do
 //!   not use this allocator (V8 reserves them from the page allocator), so
-//!   the host removes `WebAssembly` before app code runs (`REMOVE_GLOBALS`
+//!   the host removes `WebAssembly` before app code runs (`START_RUNTIME`
 //!   in engine/mod.rs).
 //! - QuickJS-ng: ArrayBuffers come from the runtime's own malloc and so count
 //!   against the heap limit already, but the backend allocates

@@ -148,8 +148,10 @@ impl Drop for Engine {
     }
 }
 
-/// The globals removed from every runtime once it is built, before app
-/// code runs, with the startup snapshot or without:
+/// What every runtime runs once it is built, before app code, with the
+/// startup snapshot or without: the bootstrap's start hook (the state that
+/// belongs to this runtime, not to the snapshot's build: the time origin),
+/// then the removal of these globals:
 /// - `Deno` and `__bootstrap`: app code must not reach deno_core's op
 ///   table (the sandbox is the set of ops registered, seen only through
 ///   the globals the bootstrap installed). With the snapshot, deno_core
@@ -168,7 +170,9 @@ impl Drop for Engine {
 ///   the snapshot, they would come back.
 ///
 /// tests/fixtures/globals/allowed.txt lists what an app may find.
-const REMOVE_GLOBALS: &str = r#"
+const START_RUNTIME: &str = r#"
+globalThis.__fwbenchStartRuntime();
+delete globalThis.__fwbenchStartRuntime;
 for (const name of Object.getOwnPropertyNames(globalThis)) {
   if (name.startsWith("__v8x")) delete globalThis[name];
 }
@@ -206,10 +210,10 @@ impl Engine {
             ..Default::default()
         })
         .context("failed to create the JS runtime")?;
-        // Removed now rather than by the bootstrap: see `REMOVE_GLOBALS`.
+        // Run now rather than by the bootstrap: see `START_RUNTIME`.
         runtime
-            .execute_script("ext:fwbench_engine/seal_globals.js", REMOVE_GLOBALS)
-            .context("failed to create the JS runtime: removing the engine's own globals failed")?;
+            .execute_script("ext:fwbench_engine/start_runtime.js", START_RUNTIME)
+            .context("failed to create the JS runtime: starting it (its time origin, removing the engine's own globals) failed")?;
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::start(handle, options.cpu_limit);
         runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());

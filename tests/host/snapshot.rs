@@ -95,3 +95,44 @@ fn a_snapshot_of_other_extensions_is_refused_with_what_to_do() {
         "{error:#}"
     );
 }
+
+/// What was true when the snapshot was built must not leak into a runtime
+/// started from it: `performance.timeOrigin` is this runtime's start (the
+/// bootstrap ran at build time, hours or weeks before), and two runtimes
+/// draw different random numbers. Both paths, with the snapshot and
+/// without.
+#[test]
+fn a_runtime_has_its_own_time_origin_and_random_numbers() {
+    use crate::support::{fixture, Server};
+
+    for snapshot in ["on", "off"] {
+        let answers: Vec<serde_json::Value> = (0..2)
+            .map(|_| {
+                let server = Server::start_with_env(
+                    &fixture("snapshot/clock.js"),
+                    &[],
+                    &[("FWBENCH_SNAPSHOT", snapshot)],
+                );
+                let response = server.get("/");
+                assert_eq!(response.status, 200, "{}", server.stderr());
+                serde_json::from_str(&response.text()).expect("the fixture's JSON")
+            })
+            .collect();
+        for answer in &answers {
+            let origin = answer["timeOrigin"].as_f64().expect("a time origin");
+            let now = answer["now"].as_f64().expect("performance.now()");
+            let date = answer["dateNow"].as_f64().expect("Date.now()");
+            // The origin plus the time since is the wall clock; a runtime
+            // answers its first request within seconds of starting.
+            assert!(
+                (origin + now - date).abs() < 1_000.0,
+                "snapshot {snapshot}: timeOrigin {origin} + now {now} is not Date.now() {date}"
+            );
+            assert!((0.0..30_000.0).contains(&now), "snapshot {snapshot}: {answer}");
+        }
+        assert_ne!(
+            answers[0]["random"], answers[1]["random"],
+            "snapshot {snapshot}: two runtimes drew the same random numbers"
+        );
+    }
+}
