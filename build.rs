@@ -34,6 +34,10 @@ mod extensions;
 mod external;
 #[cfg(feature = "v8")]
 #[allow(dead_code)]
+#[path = "src/engine/loader.rs"]
+mod loader;
+#[cfg(feature = "v8")]
+#[allow(dead_code)]
 #[path = "src/engine/ops_crypto.rs"]
 mod ops_crypto;
 #[cfg(feature = "v8")]
@@ -48,6 +52,10 @@ mod sandbox;
 #[allow(dead_code)]
 #[path = "src/engine/snapshot_seal.rs"]
 mod snapshot_seal;
+#[cfg(feature = "v8")]
+#[allow(dead_code)]
+#[path = "src/engine/snapshot_sets.rs"]
+mod snapshot_sets;
 
 /// (directory in the source tree, prefix under which its files are embedded)
 const TREES: &[(&str, &str)] = &[
@@ -77,8 +85,6 @@ fn main() {
     let locked = locked_packages();
     record_versions(&locked);
     embed_deno_sources(&locked);
-    #[cfg(feature = "v8")]
-    build_snapshot(&locked);
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut entries = Vec::new();
     for (dir, prefix) in TREES {
@@ -87,6 +93,8 @@ fn main() {
         collect(&base, &base, prefix, &mut entries);
     }
     entries.sort();
+    #[cfg(feature = "v8")]
+    build_snapshot(&locked, &entries);
     let mut out = String::from(
         "/// (embedded path, contents), sorted by path.\npub static FILES: &[(&str, &str)] = &[\n",
     );
@@ -217,10 +225,14 @@ fn embed_deno_sources(locked: &[(String, String)]) {
     fs::write(out, table).expect("write deno_sources.rs");
 }
 
-/// Builds the V8 startup snapshot into `$OUT_DIR/startup_snapshot.bin`,
-/// sealed for the extensions it holds (see src/engine/snapshot.rs).
+/// Builds the V8 startup snapshots: the engine's own into
+/// `$OUT_DIR/startup_snapshot.bin`, one per framework set
+/// (src/engine/snapshot_sets.rs) into `startup_snapshot_<name>.bin`, each
+/// sealed for the extensions it holds and LZ4-compressed (see
+/// src/engine/snapshot.rs), and `$OUT_DIR/startup_snapshots.rs`, the table
+/// that embeds them.
 #[cfg(feature = "v8")]
-fn build_snapshot(locked: &[(String, String)]) {
+fn build_snapshot(locked: &[(String, String)], entries: &[(String, PathBuf)]) {
     let deno_core_version = locked
         .iter()
         .find(|(name, _)| name == "deno_core")
@@ -230,16 +242,16 @@ fn build_snapshot(locked: &[(String, String)]) {
     // that counts against it (engine/mod.rs): a snapshot holds no
     // allocator, only buffers' bytes, which V8 gives backing stores from
     // the runtime's allocator when it deserializes them.
-    let extensions = extensions::all(external::ExternalBudget::new(usize::MAX));
+    let extensions = || extensions::all(external::ExternalBudget::new(usize::MAX));
     let fingerprint = snapshot_seal::fingerprint(
         &[deno_core::v8::V8::get_version(), deno_core_version],
-        &extensions,
+        &extensions(),
     );
     let options = deno_core::snapshot::CreateSnapshotOptions {
         cargo_manifest_dir: env!("CARGO_MANIFEST_DIR"),
         startup_snapshot: None,
         skip_op_registration: false,
-        extensions,
+        extensions: extensions(),
         extension_transpiler: None,
         with_runtime_cb: None,
     };
@@ -251,13 +263,143 @@ fn build_snapshot(locked: &[(String, String)]) {
     for file in [
         "extensions.rs",
         "external.rs",
+        "loader.rs",
         "ops_crypto.rs",
         "ops_host.rs",
         "sandbox.rs",
         "snapshot_seal.rs",
+        "snapshot_sets.rs",
     ] {
         println!("cargo:rerun-if-changed=src/engine/{file}");
     }
-    let dest = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("startup_snapshot.bin");
-    fs::write(&dest, snapshot_seal::seal(&built.output, fingerprint)).expect("write startup_snapshot.bin");
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let mut table = String::from(
+        "/// (snapshot set name, sealed snapshot); \"\" is the engine's own.\npub static SNAPSHOTS: &[(&str, &[u8])] = &[\n",
+    );
+    let mut write = |name: &str, snapshot: &[u8]| {
+        let file = if name.is_empty() {
+            "startup_snapshot.bin".to_owned()
+        } else {
+            format!("startup_snapshot_{name}.bin")
+        };
+        let dest = out.join(&file);
+        let sealed = snapshot_seal::seal(snapshot, fingerprint);
+        fs::write(&dest, lz4_flex::compress_prepend_size(&sealed))
+            .unwrap_or_else(|e| panic!("write {file}: {e}"));
+        table.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            dest.display().to_string()
+        ));
+    };
+    write("", &built.output);
+    embedded::install(entries);
+    for set in snapshot_sets::SETS {
+        write(set.name, &framework_snapshot(extensions(), set));
+    }
+    table.push_str("];\n");
+    fs::write(out.join("startup_snapshots.rs"), table).expect("write startup_snapshots.rs");
+}
+
+/// Run before a framework's modules are evaluated for its snapshot: V8
+/// makes snapshot contexts without `Error.stackTraceLimit` and installs it
+/// (10) in each context made from one; a module that reads stack frames
+/// when it loads (express's depd names its caller) gets them as it would
+/// at run time.
+#[cfg(feature = "v8")]
+const SNAPSHOT_BEFORE: &str = "Error.stackTraceLimit = 10;";
+
+/// Run after: `Error` back to the shape V8 expects of a snapshot context.
+/// V8 adds `stackTraceLimit` to it in each context made from the snapshot
+/// and fails on finding it there already. A module that saved and restored
+/// `Error.prepareStackTrace` (depd) left it as an own `undefined` after
+/// `stackTraceLimit`: it is taken off first, so that deleting the limit
+/// undoes the last property added and `Error` keeps its fast shape, then
+/// put back, as evaluating the module at run time would leave it.
+#[cfg(feature = "v8")]
+const SNAPSHOT_AFTER: &str = r#"
+const leftPrepare = Object.hasOwn(Error, "prepareStackTrace") && Error.prepareStackTrace === undefined;
+if (leftPrepare) delete Error.prepareStackTrace;
+delete Error.stackTraceLimit;
+if (leftPrepare) Error.prepareStackTrace = undefined;
+"#;
+
+/// A snapshot of the engine's bootstrap with `set`'s modules evaluated,
+/// loaded through the module loader app runtimes use (src/engine/loader.rs)
+/// from the files the binary embeds, so that their URLs in the snapshot's
+/// module map are those the app's imports resolve to.
+#[cfg(feature = "v8")]
+fn framework_snapshot(extensions: Vec<deno_core::Extension>, set: &snapshot_sets::SnapshotSet) -> Box<[u8]> {
+    use deno_core::{ModuleLoader, ResolutionKind};
+    use std::rc::Rc;
+
+    let failed = |what: String| -> ! { panic!("building the {} startup snapshot failed: {what}", set.name) };
+    // deno_core schedules V8's delayed tasks on a tokio runtime.
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap_or_else(|e| failed(format!("no tokio runtime: {e}")));
+    let _entered = tokio.enter();
+    let loader = Rc::new(loader::HostModuleLoader::new(None));
+    let mut runtime = deno_core::JsRuntimeForSnapshot::new(deno_core::RuntimeOptions {
+        extensions,
+        module_loader: Some(loader.clone()),
+        ..Default::default()
+    });
+    runtime
+        .execute_script("ext:fwbench_engine/snapshot_before.js", SNAPSHOT_BEFORE)
+        .unwrap_or_else(|e| failed(e.to_string()));
+    for module in set.modules {
+        let url = loader
+            .resolve(module, "fwbench:///main.js", ResolutionKind::Import)
+            .unwrap_or_else(|e| failed(format!("{module}: {e}")));
+        tokio
+            .block_on(async {
+                let id = runtime.load_side_es_module(&url).await?;
+                let evaluated = runtime.mod_evaluate(id);
+                runtime.run_event_loop(Default::default()).await?;
+                evaluated.await
+            })
+            .unwrap_or_else(|e| failed(format!("{url}: {e}")));
+    }
+    runtime
+        .execute_script("ext:fwbench_engine/snapshot_after.js", SNAPSHOT_AFTER)
+        .unwrap_or_else(|e| failed(e.to_string()));
+    runtime.snapshot()
+}
+
+/// The build script's view of the files the binary embeds (what
+/// src/engine/embedded.rs serves at run time from the table this script
+/// writes), for the module loader that builds the framework snapshots.
+#[cfg(feature = "v8")]
+mod embedded {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::sync::OnceLock;
+
+    static FILES: OnceLock<BTreeMap<String, &'static str>> = OnceLock::new();
+
+    /// Reads every embedded file once (they live as long as the script).
+    pub fn install(entries: &[(String, PathBuf)]) {
+        let files = entries
+            .iter()
+            .map(|(name, path)| {
+                let text =
+                    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                (name.clone(), &*Box::leak(text.into_boxed_str()))
+            })
+            .collect();
+        let _ = FILES.set(files);
+    }
+
+    /// An embedded file's source, by its embedded path.
+    pub fn get(path: &str) -> Option<&'static str> {
+        FILES.get()?.get(path).copied()
+    }
+
+    /// The embedded path of a bare specifier vendor/dist/manifest.json maps.
+    pub fn vendor_specifier(specifier: &str) -> Option<String> {
+        let manifest: serde_json::Value = serde_json::from_str(get("vendor/manifest.json")?).ok()?;
+        let file = manifest.get("specifiers")?.get(specifier)?.as_str()?;
+        Some(format!("vendor/{file}"))
+    }
 }

@@ -170,11 +170,12 @@ fn open_telemetry(fd: i32, telemetry: adapter::ServerTelemetry) -> anyhow::Resul
 
 /// Turns the arguments into what to serve.
 fn target(args: &ServeArgs) -> anyhow::Result<Target> {
-    let engine = |app_root| EngineOptions {
+    let engine = |app_root, snapshot| EngineOptions {
         app_root,
         max_heap_bytes: (args.max_heap_mb as usize) << 20,
         cpu_limit: args.cpu_limit,
         load_timeout: args.handler_timeout,
+        snapshot,
     };
     Ok(match (&args.app, &args.framework, &args.scenario) {
         (Some(app), _, _) => {
@@ -193,7 +194,7 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 main_code: None,
                 preload: engine::default_preload(),
                 display: app.display().to_string(),
-                engine: engine(path.parent().map(|dir| dir.to_path_buf())),
+                engine: engine(path.parent().map(|dir| dir.to_path_buf()), None),
             })
         }
         (None, Some(framework), Some(scenario)) => {
@@ -226,7 +227,11 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 main_code: Some(code),
                 preload: engine::default_preload(),
                 display: format!("scenario {} for {}", scenario.label(), framework.name),
-                engine: engine(scenario.root.clone()),
+                // The framework's own snapshot: its bundle evaluated.
+                engine: engine(
+                    scenario.root.clone(),
+                    engine::snapshot_sets::for_framework(framework.name).map(|set| set.name),
+                ),
             })
         }
         _ => bail!("pass an app module, or --framework and --scenario"),

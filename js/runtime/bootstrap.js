@@ -224,8 +224,17 @@ core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
 // Host services for fwbench's own runtime modules (js/runtime/host.js
 // re-exports them for the node:* shims). Symbol-keyed and non-enumerable:
 // not part of any API an app should use.
+//
+// The node:http shim's entry points wait here for the adapter
+// (js/runtime/serve.js) rather than being handed to it: node:http may be
+// evaluated before the adapter exists, in a framework's startup snapshot.
+let nodeBridge = null;
 Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
   value: Object.freeze({
+    offerNodeBridge: (bridge) => {
+      nodeBridge ??= bridge;
+    },
+    nodeBridge: () => nodeBridge,
     hash: (algorithm, data) => op_fwbench_hash(algorithm, data),
     hmac: (algorithm, key, data) => op_fwbench_hmac(algorithm, key, data),
     timingSafeEqual: (a, b) => op_fwbench_timing_safe_equal(a, b),

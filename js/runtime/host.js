@@ -103,5 +103,5 @@ export function unregisterNodeServer(server) {
  * @param {{ runNode: Function, dispatchNode: Function, serverHandler: Function }} bridge
  */
 export function provideNodeBridge(bridge) {
-  adapter()?.provideNodeBridge(bridge);
+  internal.offerNodeBridge(bridge);
 }

@@ -93,14 +93,17 @@ let appFetch = null;
 let nodeListener = null;
 /** Servers that app code `listen()`ed on (node:http shim). */
 const listened = [];
-/** The node:http shim's entry points, once node:http is loaded. */
+/**
+ * The node:http shim's entry points, once an app that needs them is
+ * installed (see `nodeBridge`).
+ */
 let nodeShim = null;
 
 /**
  * The adapter's side of the host protocol, which js/runtime/host.js (and
  * only it) reads: `registerNodeServer(server)` is what `server.listen()`
- * calls, `provideNodeBridge` what loading node:http calls. Its presence
- * also tells s200 that this host reads light responses.
+ * calls. Its presence also tells s200 that this host reads light
+ * responses.
  */
 const host = {
   registerNodeServer(server) {
@@ -109,9 +112,6 @@ const host = {
   unregisterNodeServer(server) {
     const index = listened.indexOf(server);
     if (index !== -1) listened.splice(index, 1);
-  },
-  provideNodeBridge(bridge) {
-    nodeShim ??= bridge;
   },
   hostPort() {
     return op_fwbench_host_port();
@@ -517,6 +517,9 @@ function isFastify(value) {
 }
 
 function nodeBridge(what) {
+  // Offered to the bootstrap's services when node:http was evaluated,
+  // which may have been before this module ran (a startup snapshot).
+  nodeShim ??= globalThis[Symbol.for("fwbench.internal")].nodeBridge();
   const node = nodeShim;
   if (node === null) {
     throw new TypeError(`${what} needs fwbench's node:http shim, which was not loaded`);

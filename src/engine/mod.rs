@@ -42,6 +42,7 @@ mod ops_host;
 mod sandbox;
 pub mod snapshot;
 mod snapshot_seal;
+pub mod snapshot_sets;
 
 use std::future::{poll_fn, Future};
 use std::path::PathBuf;
@@ -105,6 +106,11 @@ pub struct EngineOptions {
     /// How long loading may take in all, idle waiting included (a top-level
     /// await, an app's `ready()`), before it fails.
     pub load_timeout: Duration,
+    /// The startup snapshot to start from: a framework's set
+    /// (`snapshot_sets`), whose modules are then evaluated already; `None`
+    /// (or a name the binary has no snapshot for) starts from the engine's
+    /// own.
+    pub snapshot: Option<&'static str>,
 }
 
 impl Default for EngineOptions {
@@ -114,6 +120,7 @@ impl Default for EngineOptions {
             max_heap_bytes: 256 << 20,
             cpu_limit: Duration::from_secs(2),
             load_timeout: Duration::from_secs(10),
+            snapshot: None,
         }
     }
 }
@@ -192,7 +199,7 @@ impl Engine {
         all.iter_mut().for_each(deno_js::embed_js);
         // Fingerprinted before the caller's extensions are added: the
         // snapshot holds only the engine's own, which come first.
-        let startup_snapshot = snapshot::startup(&all)?;
+        let startup_snapshot = snapshot::startup(&all, options.snapshot)?;
         all.extend(extensions);
         let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
         // QuickJS-ng counts ArrayBuffers against its heap limit already; the

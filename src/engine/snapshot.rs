@@ -10,8 +10,9 @@
 //! Each runtime deserializes its own copy: what one row's app does to its
 //! globals (hono-patched replaces `Request` and `Response`) stays in that
 //! runtime. QuickJS-ng has no snapshots and evaluates the bootstrap as
-//! before. `FWBENCH_SNAPSHOT=off` starts V8 runtimes without it too, to
-//! measure what it saves.
+//! before. `FWBENCH_SNAPSHOT=off` starts V8 runtimes without it too, and
+//! `FWBENCH_SNAPSHOT=bootstrap` from the engine's own snapshot only (the
+//! framework evaluated at each start), to measure what each saves.
 
 use std::sync::OnceLock;
 
@@ -19,27 +20,65 @@ use deno_core::Extension;
 
 use super::snapshot_seal::{self, Refused};
 
-/// The variable that turns the snapshot off (`off`).
+/// The variable that turns the snapshots off (`off`) or the framework
+/// snapshots only (`bootstrap`).
 pub const VARIABLE: &str = "FWBENCH_SNAPSHOT";
 
-/// The sealed snapshot build.rs made for this binary.
-#[cfg(feature = "v8")]
-static SEALED: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/startup_snapshot.bin")));
-#[cfg(not(feature = "v8"))]
-static SEALED: Option<&[u8]> = None;
-
-/// Whether this binary carries a startup snapshot, and whether it is used.
-pub fn describe() -> &'static str {
-    match (SEALED.is_some(), switched_off()) {
-        (true, false) => "yes (bootstrap and Web API JS, built at build time)",
-        (true, true) => "no (built in, but FWBENCH_SNAPSHOT=off)",
-        (false, _) => "no (QuickJS-ng has none: the bootstrap is evaluated at each start)",
-    }
+/// Which snapshots runtimes start from, as `FWBENCH_SNAPSHOT` says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A framework row's own snapshot, else the engine's (the default).
+    All,
+    /// The engine's own snapshot for every runtime (`bootstrap`).
+    Bootstrap,
+    /// None (`off`).
+    Off,
 }
 
-fn switched_off() -> bool {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    *OFF.get_or_init(|| std::env::var_os(VARIABLE).is_some_and(|value| value == "off"))
+fn mode() -> Mode {
+    static MODE: OnceLock<Mode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var_os(VARIABLE) {
+        Some(value) if value == "off" => Mode::Off,
+        Some(value) if value == "bootstrap" => Mode::Bootstrap,
+        _ => Mode::All,
+    })
+}
+
+/// The snapshots build.rs made for this binary: (set name, sealed and
+/// LZ4-compressed), the engine's own under "". Compressed because there is
+/// one per framework (`snapshot_sets`), 2 to 5 MB each, a third of that
+/// compressed; LZ4 because it decompresses at gigabytes a second, well
+/// under a millisecond of a runtime's start-up per megabyte.
+#[cfg(feature = "v8")]
+mod built {
+    include!(concat!(env!("OUT_DIR"), "/startup_snapshots.rs"));
+}
+#[cfg(feature = "v8")]
+static SNAPSHOTS: &[(&str, &[u8])] = built::SNAPSHOTS;
+#[cfg(not(feature = "v8"))]
+static SNAPSHOTS: &[(&str, &[u8])] = &[];
+
+/// Whether this binary carries startup snapshots, and whether they are used.
+pub fn describe() -> String {
+    if SNAPSHOTS.is_empty() {
+        return "no (QuickJS-ng has none: the bootstrap is evaluated at each start)".to_owned();
+    }
+    let sets: Vec<&str> = SNAPSHOTS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| !name.is_empty())
+        .collect();
+    match mode() {
+        Mode::Off => format!("no (built in, but {VARIABLE}=off)"),
+        Mode::Bootstrap => format!(
+            "bootstrap only (bootstrap and Web API JS; {VARIABLE}=bootstrap leaves out the framework snapshots: {})",
+            sets.join(", ")
+        ),
+        Mode::All => format!(
+            "yes (bootstrap and Web API JS, built at build time; with each framework evaluated: {})",
+            sets.join(", ")
+        ),
+    }
 }
 
 /// The fingerprint a snapshot must carry to be loaded with `extensions`.
@@ -52,25 +91,50 @@ pub fn fingerprint(extensions: &[Extension]) -> u64 {
     snapshot_seal::fingerprint(&[engine, deno_core], extensions)
 }
 
-/// The snapshot to start a runtime with `extensions` from: `None` when
-/// there is none (or it is switched off), an error when it does not match
-/// them or is corrupt.
-pub fn startup(extensions: &[Extension]) -> anyhow::Result<Option<&'static [u8]>> {
-    let Some(sealed) = SEALED.filter(|_| !switched_off()) else {
+/// The snapshot to start a runtime with `extensions` from: the set named
+/// `set` (a framework's, see `snapshot_sets`), else the engine's own;
+/// `None` when there is none (or it is switched off), an error when it does
+/// not match them or is corrupt.
+pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Option<&'static [u8]>> {
+    let set = match mode() {
+        Mode::Off => return Ok(None),
+        Mode::Bootstrap => None,
+        Mode::All => set,
+    };
+    let Some(index) = set
+        .and_then(|set| SNAPSHOTS.iter().position(|(name, _)| *name == set))
+        .or_else(|| SNAPSHOTS.iter().position(|(name, _)| name.is_empty()))
+    else {
         return Ok(None);
     };
-    // The contents are checked once per process; the fingerprint at every
-    // runtime, since it depends on the extensions passed.
-    static INTACT: OnceLock<Result<(), Refused>> = OnceLock::new();
-    INTACT
-        .get_or_init(|| snapshot_seal::verify(sealed))
+    // Decompressed and checked once per process and snapshot (the workers
+    // of one server share it); the fingerprint at every runtime, since it
+    // depends on the extensions passed.
+    static OPENED: OnceLock<Vec<OnceLock<Opened>>> = OnceLock::new();
+    let opened = OPENED.get_or_init(|| SNAPSHOTS.iter().map(|_| OnceLock::new()).collect());
+    opened[index]
+        .get_or_init(|| {
+            let sealed = decompress(SNAPSHOTS[index].1)?;
+            snapshot_seal::verify(sealed).map(|()| sealed)
+        })
         .clone()
-        .and_then(|()| snapshot_seal::open(sealed, fingerprint(extensions)))
+        .and_then(|sealed| snapshot_seal::open(sealed, fingerprint(extensions)))
         .map(Some)
         .map_err(|refused| refusal(&refused))
 }
 
-/// Checks `sealed` as [`startup`] checks the built-in snapshot, against the
+/// A built-in snapshot decompressed and its seal checked, or why not.
+type Opened = Result<&'static [u8], Refused>;
+
+/// A built-in snapshot's sealed bytes, decompressed. They live as long as
+/// the process: V8 reads a snapshot for as long as its isolate lives, and
+/// the isolates of one process share it.
+fn decompress(compressed: &[u8]) -> Result<&'static [u8], Refused> {
+    let sealed = lz4_flex::decompress_size_prepended(compressed).map_err(|_| Refused::Corrupt)?;
+    Ok(Box::leak(sealed.into_boxed_slice()))
+}
+
+/// Checks `sealed` as [`startup`] checks a built-in snapshot, against the
 /// engine's own extensions; for tests of the seal.
 pub fn check(sealed: &[u8]) -> anyhow::Result<()> {
     let fingerprint = fingerprint(&super::extensions::all(super::external::ExternalBudget::new(0)));
@@ -80,9 +144,29 @@ pub fn check(sealed: &[u8]) -> anyhow::Result<()> {
         .map_err(|refused| refusal(&refused))
 }
 
-/// The built-in snapshot, sealed, if this binary has one.
-pub fn built_in() -> Option<&'static [u8]> {
-    SEALED
+/// The built-in snapshots, sealed (decompressed: what [`check`] takes):
+/// (set name, snapshot), the engine's own under "". Empty on QuickJS-ng.
+/// A snapshot that does not even decompress is refused.
+pub fn built_in() -> anyhow::Result<Vec<(&'static str, &'static [u8])>> {
+    SNAPSHOTS
+        .iter()
+        .map(|(name, compressed)| {
+            decompress(compressed)
+                .map(|sealed| (*name, sealed))
+                .map_err(|refused| refusal(&refused))
+        })
+        .collect()
+}
+
+/// Decompresses `compressed` as the binary's own snapshots are stored, and
+/// checks it as [`check`] does; for tests of corrupt storage.
+pub fn check_compressed(compressed: &[u8]) -> anyhow::Result<()> {
+    check(decompress(compressed).map_err(|refused| refusal(&refused))?)
+}
+
+/// The built-in snapshots as stored (compressed); for tests.
+pub fn stored() -> &'static [(&'static str, &'static [u8])] {
+    SNAPSHOTS
 }
 
 fn refusal(refused: &Refused) -> anyhow::Error {

@@ -8,7 +8,7 @@
 
 use std::process::Command;
 
-use fwbench::engine::snapshot;
+use fwbench::engine::{snapshot, snapshot_sets};
 
 /// Whether this test run switched the snapshot off (`FWBENCH_SNAPSHOT=off
 /// cargo test`, to run the suite on the path without it).
@@ -26,33 +26,61 @@ fn fwbench_as_built(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn the_v8_build_starts_from_its_snapshot_and_says_so() {
+fn the_v8_build_starts_from_its_snapshots_and_says_so() {
     let version = fwbench_as_built(&["--version"]);
     let text = String::from_utf8_lossy(&version.stdout);
     let list = fwbench_as_built(&["list"]);
     let listed = String::from_utf8_lossy(&list.stdout);
+    let built = snapshot::built_in().expect("the built-in snapshots decompress");
     if cfg!(feature = "v8") {
-        assert!(snapshot::built_in().is_some());
+        // The engine's own, and one per framework set.
+        let names: Vec<&str> = built.iter().map(|(name, _)| *name).collect();
+        assert!(names.contains(&""), "{names:?}");
+        for set in snapshot_sets::SETS {
+            assert!(
+                names.contains(&set.name),
+                "{} is not built in: {names:?}",
+                set.name
+            );
+        }
         assert!(text.contains("snapshot: yes"), "{text}");
+        assert!(
+            text.contains("with each framework evaluated: s200, hono, express"),
+            "{text}"
+        );
         assert!(listed.contains("snapshot: yes"), "{listed}");
     } else {
-        assert!(snapshot::built_in().is_none());
+        assert!(built.is_empty());
         assert!(text.contains("snapshot: no"), "{text}");
     }
 }
 
+/// Every JS framework row starts from a framework snapshot of its own.
 #[test]
-fn the_built_in_snapshot_passes_its_own_check() {
-    let Some(sealed) = snapshot::built_in() else {
-        return; // QuickJS-ng: no snapshot
-    };
-    snapshot::check(sealed).expect("the binary's own snapshot is accepted");
+fn every_js_framework_row_has_a_snapshot_set() {
+    for framework in fwbench::frameworks::FRAMEWORKS {
+        let set = snapshot_sets::for_framework(framework.name);
+        assert_eq!(
+            set.is_some(),
+            framework.factory().is_some(),
+            "{}: a JS row has a set, a native row none",
+            framework.name
+        );
+    }
+}
+
+#[test]
+fn the_built_in_snapshots_pass_their_own_check() {
+    for (name, sealed) in snapshot::built_in().expect("they decompress") {
+        snapshot::check(sealed).unwrap_or_else(|e| panic!("snapshot {name:?}: {e:#}"));
+    }
 }
 
 #[test]
 fn a_corrupt_snapshot_is_refused() {
-    let Some(sealed) = snapshot::built_in() else {
-        return;
+    let built = snapshot::built_in().expect("they decompress");
+    let Some(&(_, sealed)) = built.first() else {
+        return; // QuickJS-ng: no snapshot
     };
     // One bit flipped in the middle of V8's data.
     let mut flipped = sealed.to_vec();
@@ -69,11 +97,22 @@ fn a_corrupt_snapshot_is_refused() {
         format!("{error:#}").contains("not an fwbench startup snapshot"),
         "{error:#}"
     );
+    // As stored (compressed): cut short, it does not decompress; a flipped
+    // bit that still decompresses fails the checksum.
+    let (_, stored) = snapshot::stored()[0];
+    let error = snapshot::check_compressed(&stored[..stored.len() / 2]).expect_err("refused");
+    assert!(format!("{error:#}").contains("corrupt"), "{error:#}");
+    let mut flipped = stored.to_vec();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x01;
+    let error = snapshot::check_compressed(&flipped).expect_err("refused");
+    assert!(format!("{error:#}").contains("corrupt"), "{error:#}");
 }
 
 #[test]
 fn a_snapshot_of_other_extensions_is_refused_with_what_to_do() {
-    let Some(sealed) = snapshot::built_in() else {
+    let built = snapshot::built_in().expect("they decompress");
+    let Some(&(_, sealed)) = built.first() else {
         return;
     };
     // The seal's fingerprint (bytes 8..16) as another build would write it.
@@ -82,18 +121,87 @@ fn a_snapshot_of_other_extensions_is_refused_with_what_to_do() {
     let error = format!("{:#}", snapshot::check(&other).expect_err("refused"));
     assert!(error.contains("built for other extensions"), "{error}");
     assert!(error.contains("rebuild fwbench"), "{error}");
-    // A runtime that registers other extensions than the snapshot holds
-    // (here: none) refuses the built-in one; with the snapshot switched
-    // off it starts without one instead.
-    if switched_off_here() {
-        assert!(matches!(snapshot::startup(&[]), Ok(None)));
-        return;
+    // A runtime that registers other extensions than the snapshots hold
+    // (here: none) refuses the built-in ones, the engine's and a
+    // framework's; with the snapshots switched off it starts without one.
+    for set in [None, Some("express")] {
+        if switched_off_here() {
+            assert!(matches!(snapshot::startup(&[], set), Ok(None)));
+            continue;
+        }
+        let error = snapshot::startup(&[], set).expect_err("refused for other extensions");
+        assert!(
+            format!("{error:#}").contains("built for other extensions"),
+            "{error:#}"
+        );
     }
-    let error = snapshot::startup(&[]).expect_err("refused for other extensions");
-    assert!(
-        format!("{error:#}").contains("built for other extensions"),
-        "{error:#}"
-    );
+}
+
+/// A framework's snapshot evaluated its bundle at build time; what V8 and
+/// that evaluation leave in the context must look as it does without the
+/// snapshot: `Error.stackTraceLimit` 10 (express's depd set it while V8
+/// had none, and V8 adds its own to each context made from a snapshot),
+/// no extra own properties on `Error`, this runtime's time origin, random
+/// numbers of its own, and the global `Response` replaced only in the row
+/// that replaces it (hono-patched: hono's snapshot serves both hono rows).
+/// Every JS row, with its snapshot and without.
+#[test]
+fn a_framework_snapshot_leaves_the_context_as_evaluating_the_bundle_would() {
+    use crate::support::{fixture, Server};
+
+    let scenario = fixture("snapshot/environment.js");
+    for framework in [
+        "s200",
+        "s200-light",
+        "hono-patched",
+        "hono",
+        "express",
+        "fastify",
+        "elysia",
+    ] {
+        let mut seen = Vec::new();
+        for snapshot in ["on", "off", "bootstrap", "on"] {
+            let server = Server::spawn(
+                &[
+                    "--framework".as_ref(),
+                    framework.as_ref(),
+                    "--scenario".as_ref(),
+                    scenario.as_os_str(),
+                ],
+                &[("FWBENCH_SNAPSHOT", snapshot)],
+            );
+            let response = server.get("/");
+            assert_eq!(response.status, 200, "{framework}: {}", server.stderr());
+            let answer: serde_json::Value = serde_json::from_str(&response.text()).expect("JSON");
+            assert_eq!(
+                answer["stackTraceLimit"], 10,
+                "{framework}, snapshot {snapshot}: {answer}"
+            );
+            let origin = answer["timeOrigin"].as_f64().expect("a time origin");
+            let now = answer["now"].as_f64().expect("performance.now()");
+            let date = answer["dateNow"].as_f64().expect("Date.now()");
+            assert!(
+                (origin + now - date).abs() < 1_000.0,
+                "{framework}, snapshot {snapshot}: time origin {origin} + {now} is not {date}"
+            );
+            assert_eq!(
+                answer["nodeServerResponse"],
+                framework == "hono-patched",
+                "{framework}, snapshot {snapshot}: {answer}"
+            );
+            seen.push(answer);
+        }
+        for (answer, snapshot) in seen.iter().zip(["on", "off", "bootstrap", "on"]) {
+            assert_eq!(
+                seen[0]["errorOwn"], answer["errorOwn"],
+                "{framework}: Error's own properties differ with the snapshot and with {snapshot}"
+            );
+        }
+        assert_ne!(
+            seen[0]["random"], seen[3]["random"],
+            "{framework}: two runtimes from one snapshot drew the same random number"
+        );
+    }
 }
 
 /// What was true when the snapshot was built must not leak into a runtime

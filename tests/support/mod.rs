@@ -61,7 +61,8 @@ impl Server {
         Server::spawn(args, &[])
     }
 
-    fn spawn(args: &[&OsStr], env: &[(&str, &str)]) -> Server {
+    /// [`Server::start_with`] with `env` set for the process.
+    pub fn spawn(args: &[&OsStr], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
             .envs(env.iter().copied())
             .arg("serve")

@@ -1,0 +1,69 @@
+//! Which startup snapshots the V8 build carries, and what each holds
+//! beyond the bootstrap.
+//!
+//! Every snapshot holds the engine's bootstrap (deno_core's JS, the Web API
+//! layer, our globals). A framework's snapshot also holds the modules its
+//! rows evaluate before their app: the Node globals every app runtime
+//! preloads, the scenario glue, and the framework's own bundle, evaluated,
+//! so that a row's runtime starts with them in its module map instead of
+//! compiling and running them again. Each framework gets its own snapshot
+//! rather than one holding them all: a runtime's heap then holds only its
+//! own framework, as it would without the snapshot, and no row's GC marks
+//! another framework's objects.
+//!
+//! build.rs compiles this file too: it builds one snapshot per set.
+//! Modules are named as app code imports them (bare specifiers the module
+//! loader resolves, or `fwbench:///` URLs), so the snapshot's module map
+//! holds exactly the URLs the app's imports resolve to.
+
+/// One snapshot beyond the engine's own.
+pub struct SnapshotSet {
+    /// The name the snapshot is chosen by (`EngineOptions::snapshot`).
+    pub name: &'static str,
+    /// The framework rows that start from it.
+    pub frameworks: &'static [&'static str],
+    /// Modules evaluated into it, in order, after the bootstrap.
+    pub modules: &'static [&'static str],
+}
+
+/// What every app runtime evaluates before its app (see
+/// `engine::default_preload`), and the glue a scenario's generated main
+/// module imports.
+const APP_PRELUDE: [&str; 2] = [
+    "fwbench:///runtime/node/globals.js",
+    "fwbench:///runtime/scenario.js",
+];
+
+/// The framework snapshots, by name.
+pub const SETS: &[SnapshotSet] = &[
+    SnapshotSet {
+        name: "s200",
+        frameworks: &["s200", "s200-light"],
+        modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "s200", "s200/light"],
+    },
+    SnapshotSet {
+        name: "hono",
+        frameworks: &["hono", "hono-patched"],
+        modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "hono", "@hono/node-server"],
+    },
+    SnapshotSet {
+        name: "express",
+        frameworks: &["express"],
+        modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "express"],
+    },
+    SnapshotSet {
+        name: "fastify",
+        frameworks: &["fastify"],
+        modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "fastify"],
+    },
+    SnapshotSet {
+        name: "elysia",
+        frameworks: &["elysia"],
+        modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "elysia"],
+    },
+];
+
+/// The snapshot set a framework row starts from, if it has one.
+pub fn for_framework(framework: &str) -> Option<&'static SnapshotSet> {
+    SETS.iter().find(|set| set.frameworks.contains(&framework))
+}
