@@ -11,14 +11,21 @@ banner's URL is read from stdout, then one request is sent, no polling.
 With --workers 2 also given, the extra isolate's cost is the difference.
 
 Usage:
-  benches/startup.py [--starts 5] [--workers 1,2] LABEL=PATH [LABEL=PATH ...]
+  benches/startup.py [--starts 5] [--workers 1,2] LABEL=[VAR=VALUE,...:]PATH ...
   benches/startup.py before=/tmp/old/fwbench after=target/release/fwbench
+  benches/startup.py bootstrap=FWBENCH_SNAPSHOT=bootstrap:target/release/fwbench \
+      framework=target/release/fwbench
+
+A binary may be given environment variables of its own (before a colon):
+the same binary with its snapshots switched (FWBENCH_SNAPSHOT=off or
+bootstrap) is a side-by-side comparison without a second build.
 
 Prints per framework, binary and worker count the median start-up in ms
 with its min-max, and the ratio of each binary's median to the first's.
 """
 import argparse
 import http.client
+import os
 import statistics
 import subprocess
 import sys
@@ -27,13 +34,13 @@ import time
 FRAMEWORKS = ["s200", "s200-light", "hono", "hono-patched", "express", "fastify", "elysia"]
 
 
-def start_once(binary, framework, workers):
+def start_once(binary, env, framework, workers):
     """Spawn, read the banner, get one answer; ms from spawn to the answer."""
     started = time.perf_counter()
     server = subprocess.Popen(
         ["taskset", "-c", "0", binary, "serve", "--framework", framework, "--scenario", "hello",
          "--port", "0", "--workers", str(workers)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         banner = server.stdout.readline()
         if "http://" not in banner:
@@ -71,22 +78,31 @@ def main():
         label, sep, path = item.partition("=")
         if not sep:
             sys.exit(f"'{item}' is not LABEL=PATH")
-        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
-        print(f"# {label}: {path}: {version}")
-        bins.append((label, path))
+        env = dict(os.environ)
+        variables, colon, rest = path.partition(":")
+        if colon and "=" in variables:
+            path = rest
+            for variable in variables.split(","):
+                name, sep, value = variable.partition("=")
+                if not sep:
+                    sys.exit(f"'{variable}' in '{item}' is not VAR=VALUE")
+                env[name] = value
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, env=env).stdout.strip()
+        print(f"# {label}: {item.partition('=')[2]}: {version}")
+        bins.append((label, path, env))
     workers = [int(w) for w in args.workers.split(",")]
     print(f"# {args.starts} starts each, interleaved; ms from spawn to the first answer read")
-    print(f"{'framework':<14} {'workers':>7} " + " ".join(f"{label + ' ms (min-max)':>24}" for label, _ in bins)
+    print(f"{'framework':<14} {'workers':>7} " + " ".join(f"{label + ' ms (min-max)':>24}" for label, _, _ in bins)
           + ("  ratios to " + bins[0][0] if len(bins) > 1 else ""))
     for framework in args.frameworks.split(","):
         for count in workers:
-            samples = {label: [] for label, _ in bins}
+            samples = {label: [] for label, _, _ in bins}
             for _ in range(args.starts):
-                for label, path in bins:
-                    samples[label].append(start_once(path, framework, count))
+                for label, path, env in bins:
+                    samples[label].append(start_once(path, env, framework, count))
             medians = {label: statistics.median(s) for label, s in samples.items()}
             cells = [f"{medians[l]:8.1f} ({min(s):.1f}-{max(s):.1f})".rjust(24) for l, s in samples.items()]
-            ratios = " ".join(f"{medians[l] / medians[bins[0][0]]:.2f}" for l, _ in bins[1:])
+            ratios = " ".join(f"{medians[l] / medians[bins[0][0]]:.2f}" for l, _, _ in bins[1:])
             print(f"{framework:<14} {count:>7} " + " ".join(cells) + (f"  {ratios}" if ratios else ""))
             sys.stdout.flush()
 
