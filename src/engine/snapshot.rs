@@ -107,14 +107,14 @@ pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Op
     else {
         return Ok(None);
     };
-    // Decompressed and checked once per process and snapshot (the workers
-    // of one server share it); the fingerprint at every runtime, since it
-    // depends on the extensions passed.
-    static OPENED: OnceLock<Vec<OnceLock<Opened>>> = OnceLock::new();
-    let opened = OPENED.get_or_init(|| SNAPSHOTS.iter().map(|_| OnceLock::new()).collect());
-    opened[index]
+    // Checked once per process and snapshot (the workers of one server
+    // share it); the fingerprint at every runtime, since it depends on the
+    // extensions passed.
+    static VERIFIED: OnceLock<Vec<OnceLock<Opened>>> = OnceLock::new();
+    let verified = VERIFIED.get_or_init(|| SNAPSHOTS.iter().map(|_| OnceLock::new()).collect());
+    verified[index]
         .get_or_init(|| {
-            let sealed = decompress(SNAPSHOTS[index].1)?;
+            let sealed = decompressed(index)?;
             snapshot_seal::verify(sealed).map(|()| sealed)
         })
         .clone()
@@ -126,12 +126,19 @@ pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Op
 /// A built-in snapshot decompressed and its seal checked, or why not.
 type Opened = Result<&'static [u8], Refused>;
 
-/// A built-in snapshot's sealed bytes, decompressed. They live as long as
-/// the process: V8 reads a snapshot for as long as its isolate lives, and
-/// the isolates of one process share it.
-fn decompress(compressed: &[u8]) -> Result<&'static [u8], Refused> {
-    let sealed = lz4_flex::decompress_size_prepended(compressed).map_err(|_| Refused::Corrupt)?;
-    Ok(Box::leak(sealed.into_boxed_slice()))
+/// Built-in snapshot `index`'s sealed bytes, decompressed once per
+/// process. They live as long as the process: V8 reads a snapshot for as
+/// long as its isolate lives, and the isolates of one process share it.
+fn decompressed(index: usize) -> Opened {
+    static DECOMPRESSED: OnceLock<Vec<OnceLock<Opened>>> = OnceLock::new();
+    let decompressed = DECOMPRESSED.get_or_init(|| SNAPSHOTS.iter().map(|_| OnceLock::new()).collect());
+    decompressed[index]
+        .get_or_init(|| decompress(SNAPSHOTS[index].1).map(|sealed| &*Box::leak(sealed.into_boxed_slice())))
+        .clone()
+}
+
+fn decompress(compressed: &[u8]) -> Result<Vec<u8>, Refused> {
+    lz4_flex::decompress_size_prepended(compressed).map_err(|_| Refused::Corrupt)
 }
 
 /// Checks `sealed` as [`startup`] checks a built-in snapshot, against the
@@ -150,8 +157,9 @@ pub fn check(sealed: &[u8]) -> anyhow::Result<()> {
 pub fn built_in() -> anyhow::Result<Vec<(&'static str, &'static [u8])>> {
     SNAPSHOTS
         .iter()
-        .map(|(name, compressed)| {
-            decompress(compressed)
+        .enumerate()
+        .map(|(index, (name, _))| {
+            decompressed(index)
                 .map(|sealed| (*name, sealed))
                 .map_err(|refused| refusal(&refused))
         })
@@ -161,7 +169,7 @@ pub fn built_in() -> anyhow::Result<Vec<(&'static str, &'static [u8])>> {
 /// Decompresses `compressed` as the binary's own snapshots are stored, and
 /// checks it as [`check`] does; for tests of corrupt storage.
 pub fn check_compressed(compressed: &[u8]) -> anyhow::Result<()> {
-    check(decompress(compressed).map_err(|refused| refusal(&refused))?)
+    check(&decompress(compressed).map_err(|refused| refusal(&refused))?)
 }
 
 /// The built-in snapshots as stored (compressed); for tests.
