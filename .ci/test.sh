@@ -13,12 +13,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-printf '\n== .ci/engine_test.sh (where the V8 archive comes from)\n' >&2
+# Each phase's header says how far into the run it starts, so a slow phase
+# shows in CI's log.
+phase() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS" >&2; }
+
+phase '.ci/engine_test.sh (where the V8 archive comes from)'
 .ci/engine_test.sh
 
-printf '\n== cargo fmt --check\n' >&2
+phase 'cargo fmt --check'
 cargo fmt --check
 
+phase 'set-up and build (.ci/setup.sh, quick profile)'
 FWBENCH_PROFILE=quick .ci/setup.sh
 # The engine setup.sh built: every cargo command below must use the same
 # features and archive, or it would build the engine again.
@@ -29,22 +34,24 @@ choose_engine
 # a test that cannot make them fails instead of skipping.
 if [ "$(id -u)" -eq 0 ]; then export FWBENCH_REQUIRE_NETNS=1; fi
 
-printf '\n== cargo test (quick profile, engine %s)\n' "$ENGINE" >&2
+phase "cargo test (quick profile, engine $ENGINE)"
 # shellcheck disable=SC2086 # ENGINE_FEATURES is a list of flags
 cargo test --profile quick --locked $ENGINE_FEATURES
 
-printf '\n== node --test (s200, runtime shims)\n' >&2
+phase 'node --test (s200, runtime shims)'
 node --test js/s200/ js/runtime/test/
 
-printf '\n== the s200 suite inside the embedded engine\n' >&2
+phase 'the s200 suite inside the embedded engine'
 target/quick/fwbench test js/s200
 
-printf '\n== benches/runtimes/bench.py --check (every app starts and answers on fwbench, Node, Deno, hyper)\n' >&2
+phase 'benches/runtimes/bench.py --check (every app starts and answers on fwbench, Node, Deno, hyper)'
 # A smoke run of the script the README's Node/Deno figures rest on: it
 # measures nothing, but it catches an app, a flag or a runtime pin that
 # broke.
 FWBENCH=target/quick/fwbench python3 benches/runtimes/bench.py --check
 
-printf '\n== cargo clippy -D warnings\n' >&2
+phase 'cargo clippy -D warnings'
 # shellcheck disable=SC2086
 cargo clippy --profile quick --locked --all-targets $ENGINE_FEATURES -- -D warnings
+
+printf '\n== .ci/test.sh passed in %d s\n' "$SECONDS" >&2

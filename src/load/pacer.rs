@@ -241,50 +241,60 @@ mod tests {
         assert_eq!(slots[3000] - first, Duration::from_nanos(999_999_000));
     }
 
-    #[tokio::test(start_paused = true)]
+    // The tests below run on the real clock (tokio's paused clock needs its
+    // `test-util` feature, which would rebuild tokio and everything above it
+    // for the tests alone). Their waits are short and their bounds loose:
+    // only a pacer that waits when it must not, or not when it must, fails.
+
+    #[tokio::test]
     async fn closed_loop_is_due_now_and_never_waits() {
         let mut p = Pacer::closed();
-        let start = Instant::now();
+        let before = Instant::now();
         let due = p.next_due();
-        p.wait(due + Duration::from_secs(5)).await;
-        assert_eq!(due, start);
-        assert_eq!(Instant::now(), start);
+        p.wait(due + Duration::from_secs(60)).await;
+        assert!(due >= before);
+        assert!(before.elapsed() < Duration::from_secs(30), "a closed loop waited");
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn open_loop_waits_for_each_slot() {
         let start = Instant::now();
         let mut p =
-            Pacer::open_with_tokio_timer(start + Duration::from_millis(10), Duration::from_millis(100));
+            Pacer::open_with_tokio_timer(start + Duration::from_millis(10), Duration::from_millis(20));
         for k in 0..5u32 {
             let due = p.next_due();
             assert_eq!(
                 due,
-                start + Duration::from_millis(10) + Duration::from_millis(100) * k
+                start + Duration::from_millis(10) + Duration::from_millis(20) * k
             );
             p.wait(due).await;
-            assert_eq!(Instant::now(), due);
+            assert!(Instant::now() >= due, "slot {k} woke before it was due");
         }
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn open_loop_catches_up_after_a_stall_without_skipping() {
-        let start = Instant::now();
-        let mut p = Pacer::open_with_tokio_timer(start, Duration::from_millis(10));
-        // The connection was stuck for 35 ms: four slots are already due.
-        tokio::time::advance(Duration::from_millis(35)).await;
+        // A schedule of one slot every 10 s that began 35 s ago: the
+        // connection was stuck, and four slots are already due.
+        let interval = Duration::from_secs(10);
+        let now = Instant::now();
+        let Some(start) = now.checked_sub(Duration::from_secs(35)) else {
+            return; // a clock younger than 35 s: nothing to stand in for the stall
+        };
+        let mut p = Pacer::open_with_tokio_timer(start, interval);
         let mut dues = Vec::new();
         for _ in 0..4 {
             let due = p.next_due();
             p.wait(due).await;
             dues.push(due);
         }
-        assert_eq!(Instant::now(), start + Duration::from_millis(35));
-        assert_eq!(dues[3], start + Duration::from_millis(30));
-        // The next one is on schedule again.
-        let due = p.next_due();
-        p.wait(due).await;
-        assert_eq!(Instant::now(), start + Duration::from_millis(40));
+        // All four were sent at once (well within one interval), none skipped.
+        assert!(now.elapsed() < interval / 2, "a due slot was waited for");
+        assert_eq!(dues, (0..4u32).map(|k| start + interval * k).collect::<Vec<_>>());
+        // The next one is on schedule again, in the future.
+        let next = p.next_due();
+        assert_eq!(next, start + interval * 4);
+        assert!(next > Instant::now());
     }
 
     #[cfg(target_os = "linux")]
