@@ -5,8 +5,11 @@
 #
 #   .ci/setup.sh            # then: target/release/fwbench bench
 #
-# FWBENCH_PROFILE=quick builds target/quick/fwbench instead: the release
-# optimizations without fat LTO, what the tests run (.ci/test.sh).
+# FWBENCH_PROFILE=quick builds target/quick/fwbench instead (the release
+# optimizations without fat LTO); FWBENCH_PROFILE=ci what the tests run
+# (.ci/test.sh).
+# FWBENCH_BUILD_TESTS=1 builds the test binaries in the same cargo run
+# (.ci/test.sh): they then compile beside the binary, not after it.
 #
 # The JS engine is V8 when its archive is found or can be downloaded, else
 # QuickJS-ng; .ci/engine.sh explains the choice and FWBENCH_ENGINE forces it.
@@ -69,25 +72,27 @@ fi
 . .ci/engine.sh
 choose_engine
 PROFILE=${FWBENCH_PROFILE:-release}
-step "building fwbench ($PROFILE profile, engine $ENGINE)"
-# shellcheck disable=SC2086 # ENGINE_FEATURES is a list of flags
+TARGETS=""
+[ "${FWBENCH_BUILD_TESTS:-}" = 1 ] && TARGETS="--bins --tests"
+step "building fwbench ($PROFILE profile, engine $ENGINE${TARGETS:+, with the tests})"
+# shellcheck disable=SC2086 # ENGINE_FEATURES and TARGETS are lists of flags
 if [ "$ENGINE" = v8 ] && [ -z "${RUSTY_V8_ARCHIVE:-}" ]; then
   # The v8 crate will try to download its archive: keep that attempt's
   # output in a log and fall back to QuickJS-ng if the download fails.
   build_log=target/.setup-build.log
   mkdir -p target
   engine_note "no local V8 archive: letting the v8 crate download one (it retries for ~40 s when offline)"
-  if ! cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES >"$build_log" 2>&1; then
+  if ! cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES $TARGETS >"$build_log" 2>&1; then
     if [ -z "${FWBENCH_ENGINE:-}" ] && grep -q 'failed to run custom build command for `v8 ' "$build_log"; then
       touch "$V8_DOWNLOAD_FAILED"
       engine_note "the v8 crate could not download its archive (details: $build_log); building QuickJS-ng instead"
       choose_engine
-      cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES
+      cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES $TARGETS
     else
       tail -n 40 "$build_log" >&2
       exit 1
     fi
   fi
 else
-  cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES
+  cargo build --profile "$PROFILE" --locked $ENGINE_FEATURES $TARGETS
 fi

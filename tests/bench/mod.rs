@@ -88,14 +88,17 @@ fn check_passes_for_every_row_of_the_scenarios_run_when_named() {
 fn a_short_bench_reports_every_row_and_figure() {
     let dir = scratch("bench-full");
     let json = dir.join("copy.json");
+    // Short rounds: 27 rows, and each is about its figures being there.
     let out = fwbench([
         "bench",
         "--duration",
-        "1s",
+        "300ms",
         "--rounds",
         "1",
         "--warmup",
         "100ms",
+        "--in-runtime",
+        "200ms",
         "--connections",
         "10",
         "--out",
