@@ -4,9 +4,10 @@
 # of benches/runtimes/bench.py and the lint gates.
 #
 # Everything builds under the `ci` profile (Cargo.toml): no fat LTO,
-# opt-level 1, and 0 for the crates no test runs at speed. Under `release` each test binary would be a whole-program
-# link of the engine, minutes apiece; `ci` builds the crates once and links
-# each binary in seconds. The tests exercise the same code; figures are
+# opt-level 1, and 0 for the crates no test runs at speed (a QuickJS-ng
+# build: `quick`, see below). Under `release` each test binary would be a
+# whole-program link of the engine, minutes apiece; `ci` builds the crates
+# once and links each binary in seconds. The tests exercise the same code; figures are
 # never taken from this build.
 #
 #   .ci/test.sh
