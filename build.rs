@@ -326,7 +326,8 @@ if (leftPrepare) Error.prepareStackTrace = undefined;
 /// A snapshot of the engine's bootstrap with `set`'s modules evaluated,
 /// loaded through the module loader app runtimes use (src/engine/loader.rs)
 /// from the files the binary embeds, so that their URLs in the snapshot's
-/// module map are those the app's imports resolve to.
+/// module map are those the app's imports resolve to; then the set's
+/// frameworks warmed up (`SnapshotSet::warm_up`).
 #[cfg(feature = "v8")]
 fn framework_snapshot(extensions: Vec<deno_core::Extension>, set: &snapshot_sets::SnapshotSet) -> Box<[u8]> {
     use deno_core::{ModuleLoader, ResolutionKind};
@@ -360,6 +361,25 @@ fn framework_snapshot(extensions: Vec<deno_core::Extension>, set: &snapshot_sets
                 evaluated.await
             })
             .unwrap_or_else(|e| failed(format!("{url}: {e}")));
+    }
+    if !set.warm_up.is_empty() {
+        let names = set
+            .warm_up
+            .iter()
+            .map(|name| format!("{name:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let call = format!(
+            "import({:?}).then((warmup) => warmup.warmUp([{names}]))",
+            snapshot_sets::WARM_UP_MODULE
+        );
+        let promise = runtime
+            .execute_script("ext:fwbench_engine/warm_up.js", call)
+            .unwrap_or_else(|e| failed(format!("warm-up: {e}")));
+        let settled = runtime.resolve(promise);
+        tokio
+            .block_on(runtime.with_event_loop_promise(settled, Default::default()))
+            .unwrap_or_else(|e| failed(format!("warm-up: {e}")));
     }
     runtime
         .execute_script("ext:fwbench_engine/snapshot_after.js", SNAPSHOT_AFTER)

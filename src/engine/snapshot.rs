@@ -75,7 +75,7 @@ pub fn describe() -> String {
             sets.join(", ")
         ),
         Mode::All => format!(
-            "yes (bootstrap and Web API JS, built at build time; with each framework evaluated: {})",
+            "yes (bootstrap and Web API JS, built at build time; with each framework evaluated and warmed up: {})",
             sets.join(", ")
         ),
     }

@@ -6,7 +6,13 @@
 //! rows evaluate before their app: the Node globals every app runtime
 //! preloads, the scenario glue, and the framework's own bundle, evaluated,
 //! so that a row's runtime starts with them in its module map instead of
-//! compiling and running them again. Each framework gets its own snapshot
+//! compiling and running them again. Then the framework is warmed up
+//! (js/runtime/warmup.js): a throwaway app of its own is built, so that the
+//! modules it requires only then (fastify's ajv, on the first `Fastify()`)
+//! are evaluated and the functions that ran are compiled, which V8 keeps
+//! in the snapshot; the app itself is dropped, and sent no request (that
+//! made the rows serve slower: warmup.js says by how much).
+//! Each framework gets its own snapshot
 //! rather than one holding them all: a runtime's heap then holds only its
 //! own framework, as it would without the snapshot, and no row's GC marks
 //! another framework's objects.
@@ -24,7 +30,15 @@ pub struct SnapshotSet {
     pub frameworks: &'static [&'static str],
     /// Modules evaluated into it, in order, after the bootstrap.
     pub modules: &'static [&'static str],
+    /// The framework warm-ups run before it is taken (`warmUp` in
+    /// js/runtime/warmup.js): a throwaway app per framework package, so
+    /// that the snapshot holds the modules the framework requires when an
+    /// app is made evaluated, and the functions that made it compiled.
+    pub warm_up: &'static [&'static str],
 }
+
+/// The module that warms a framework up (see [`SnapshotSet::warm_up`]).
+pub const WARM_UP_MODULE: &str = "fwbench:///runtime/warmup.js";
 
 /// What every app runtime evaluates before its app (see
 /// `engine::default_preload`), and the glue a scenario's generated main
@@ -40,26 +54,31 @@ pub const SETS: &[SnapshotSet] = &[
         name: "s200",
         frameworks: &["s200", "s200-light"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "s200", "s200/light"],
+        warm_up: &["s200", "s200/light"],
     },
     SnapshotSet {
         name: "hono",
         frameworks: &["hono", "hono-patched"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "hono", "@hono/node-server"],
+        warm_up: &["hono"],
     },
     SnapshotSet {
         name: "express",
         frameworks: &["express"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "express"],
+        warm_up: &["express"],
     },
     SnapshotSet {
         name: "fastify",
         frameworks: &["fastify"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "fastify"],
+        warm_up: &["fastify"],
     },
     SnapshotSet {
         name: "elysia",
         frameworks: &["elysia"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "elysia"],
+        warm_up: &["elysia"],
     },
 ];
 
