@@ -28,7 +28,7 @@ fn report() -> &'static Value {
             "--warmup",
             "300ms",
             "--rounds",
-            "1",
+            ROUNDS,
             "--in-runtime",
             "700ms",
             "--out",
@@ -52,6 +52,22 @@ fn report() -> &'static Value {
         read_json(&dir.join("report.json"))
     })
 }
+
+/// Rounds of the shared bench. QuickJS-ng serves s200 at about 60 µs a
+/// request, so the 50 µs spin is read against a base as large as itself:
+/// one round's difference ranged 36–64 µs on an idle machine, and the
+/// median of three is steadier. V8's base is about 8 µs.
+const ROUNDS: &str = if cfg!(feature = "v8") { "1" } else { "3" };
+
+/// How much server CPU per request 50 µs of spinning may add. On QuickJS-ng
+/// one turn of the loop (a `performance.now()` op call) takes several µs,
+/// and the loop overshoots by up to a turn (its in-runtime cost read 55–59
+/// µs), on top of the wider spread above.
+const SPIN_EXTRA_US: std::ops::RangeInclusive<f64> = if cfg!(feature = "v8") {
+    40.0..=60.0
+} else {
+    35.0..=75.0
+};
 
 /// The row's median cost per request (`rows[].summary.cost`).
 fn cost(report: &Value, scenario: &str) -> Value {
@@ -80,8 +96,8 @@ fn every_row_reports_its_server_and_client_cpu_per_request() {
 fn fifty_microseconds_of_spinning_show_in_the_server_cpu_per_request() {
     let extra = server_us(&cost(report(), "spin-50us")) - server_us(&cost(report(), "plain"));
     assert!(
-        (40.0..=60.0).contains(&extra),
-        "spinning 50 µs a request added {extra:.1} µs of server CPU per request"
+        SPIN_EXTRA_US.contains(&extra),
+        "spinning 50 µs a request added {extra:.1} µs of server CPU per request (expected {SPIN_EXTRA_US:?})"
     );
 }
 
