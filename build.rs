@@ -363,22 +363,25 @@ fn framework_snapshot(extensions: Vec<deno_core::Extension>, set: &snapshot_sets
             .unwrap_or_else(|e| failed(format!("{url}: {e}")));
     }
     if !set.warm_up.is_empty() {
-        let names = set
-            .warm_up
-            .iter()
-            .map(|name| format!("{name:?}"))
-            .collect::<Vec<_>>()
-            .join(", ");
         let call = format!(
-            "import({:?}).then((warmup) => warmup.warmUp([{names}]))",
-            snapshot_sets::WARM_UP_MODULE
+            "import({}).then((warmup) => warmup.warmUp({}))",
+            serde_json::Value::from(snapshot_sets::WARM_UP_MODULE),
+            serde_json::Value::from(set.warm_up.to_vec())
         );
         let promise = runtime
             .execute_script("ext:fwbench_engine/warm_up.js", call)
             .unwrap_or_else(|e| failed(format!("warm-up: {e}")));
         let settled = runtime.resolve(promise);
+        // Then whatever it queued (a setImmediate) runs to its end: a
+        // timer still pending, or cleared but not yet due, would leave
+        // deno_core's timer lists, which live in JS, in the snapshot.
         tokio
-            .block_on(runtime.with_event_loop_promise(settled, Default::default()))
+            .block_on(async {
+                runtime
+                    .with_event_loop_promise(settled, Default::default())
+                    .await?;
+                runtime.run_event_loop(Default::default()).await
+            })
             .unwrap_or_else(|e| failed(format!("warm-up: {e}")));
     }
     runtime

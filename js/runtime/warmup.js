@@ -11,11 +11,22 @@
 // its own app, with its own instance, as before; it only skips that work.
 //
 // No request is sent. A warm-up that also sent each app three requests
-// saved a few more milliseconds of start-up, but the rows then served at
-// 0.47 (express) to 0.73 (fastify) of the req/s, allocating more per
-// request, in paired bench rounds (benches/results/
-// 2026-12-06-framework-warm-up.txt): the request path that ran while the
-// snapshot was made stayed slower in every runtime made from it.
+// saved a few more milliseconds of start-up, but express, fastify, hono
+// and hono-patched then served hello at 0.47-0.73 of the req/s, allocating
+// more per request, in paired bench rounds (elysia and s200 unchanged;
+// benches/results/2026-12-06-framework-warm-up.txt): a framework's request
+// path that ran while the snapshot was made stayed slower in the runtimes
+// made from it.
+//
+// No timer may be set either. deno_core keeps its timer lists in JS, so
+// they go into the snapshot: a timer pending, or cleared before it was due,
+// leaves an entry (and the time of the next expiry, on the build's clock)
+// that the runtimes made from the snapshot would inherit. Hence fastify's
+// `pluginTimeout: 0` and elysia's `sucrose.gcTime: null`, and `warmUp`
+// fails the build on a `setTimeout` or `setInterval` through the globals.
+// (node:timers and setImmediate hold the platform functions from before
+// the warm-up; a setImmediate runs to its end before the snapshot is
+// taken, build.rs sees to it.)
 //
 // Only the framework's own API is used. hono-patched's @hono/node-server,
 // which replaces the global Request and Response when its listener is made,
@@ -60,7 +71,8 @@ const WARM_UPS = {
 
   async fastify() {
     const { default: Fastify } = await import('fastify');
-    const app = Fastify();
+    // Its plugin loader otherwise sets a 10 s timer per plugin.
+    const app = Fastify({ pluginTimeout: 0 });
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('x-warm', '1');
     });
@@ -71,7 +83,8 @@ const WARM_UPS = {
 
   async elysia() {
     const { Elysia } = await import('elysia');
-    new Elysia()
+    // Its handler analysis otherwise sets a 295 s timer to drop its cache.
+    new Elysia({ sucrose: { gcTime: null } })
       .onBeforeHandle(({ set }) => {
         set.headers['x-warm'] = '1';
       })
@@ -80,19 +93,32 @@ const WARM_UPS = {
   },
 };
 
+/** An argument as a build error shows it. */
+function describe(arg) {
+  if (arg instanceof Error) return arg.stack;
+  if (typeof arg === 'object' && arg !== null) {
+    try {
+      return JSON.stringify(arg);
+    } catch {
+      // A cycle: what String() says will have to do.
+    }
+  }
+  return String(arg);
+}
+
 /**
  * Runs the warm-ups named (keys of WARM_UPS: a framework package, as app
- * code imports it), one after the other.
+ * code imports it), one after the other. Fails if one throws, logs, or
+ * sets a timer through the globals.
  * @param {string[]} names
  */
 export async function warmUp(names) {
   // The console cannot print while a snapshot is taken (deno_web makes its
   // printer on first use, and cannot then), and a framework logs only on
   // an error path: what it would have printed becomes the build's error.
-  const console = Object.getOwnPropertyDescriptor(globalThis, 'console');
   const logged = [];
-  const describe = (arg) => (arg instanceof Error ? arg.stack : String(arg));
-  globalThis.console = new Proxy(console.value, {
+  const consoleDescriptor = Object.getOwnPropertyDescriptor(globalThis, 'console');
+  globalThis.console = new Proxy(consoleDescriptor.value, {
     get: (target, key) =>
       typeof target[key] === 'function'
         ? (...args) => logged.push(`console.${String(key)}: ${args.map(describe).join(' ')}`)
@@ -100,21 +126,45 @@ export async function warmUp(names) {
   });
   // V8 leaves its own queueMicrotask out of a context being snapshotted
   // (deno_core's wrapper finds it at run time), and process.nextTick
-  // (fastify's plugin loader) queues through the global one: a promise job
-  // stands in for it.
-  const queueMicrotask = Object.getOwnPropertyDescriptor(globalThis, 'queueMicrotask');
+  // queues through the global one: a promise job stands in for it.
+  const queueMicrotaskDescriptor = Object.getOwnPropertyDescriptor(globalThis, 'queueMicrotask');
   globalThis.queueMicrotask = (callback) => {
     Promise.resolve().then(callback);
+  };
+  // Timers are recorded, and fail the build (see the top of this file).
+  const timerDescriptors = {};
+  for (const name of ['setTimeout', 'setInterval']) {
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+    timerDescriptors[name] = descriptor;
+    globalThis[name] = (callback, delay, ...args) => {
+      logged.push(`${name}(…, ${delay}) at ${new Error().stack.split('\n').slice(2, 5).map((line) => line.trim()).join(', ')}`);
+      return Reflect.apply(descriptor.value, globalThis, [callback, delay, ...args]);
+    };
+  }
+  const failIfLogged = (name) => {
+    if (logged.length > 0) {
+      throw new Error(`the ${name} warm-up (js/runtime/warmup.js) logged or set a timer:\n${logged.join('\n')}`);
+    }
   };
   try {
     for (const name of names) {
       const run = WARM_UPS[name];
-      if (run === undefined) throw new Error(`no warm-up for ${name}`);
-      await run();
-      if (logged.length > 0) throw new Error(`the ${name} warm-up logged:\n${logged.join('\n')}`);
+      if (run === undefined) throw new Error(`no warm-up for ${name}: add one to WARM_UPS in js/runtime/warmup.js`);
+      try {
+        await run();
+      } catch (error) {
+        const also = logged.length > 0 ? `\nit also logged:\n${logged.join('\n')}` : '';
+        throw new Error(`the ${name} warm-up (js/runtime/warmup.js) failed: ${describe(error)}${also}`);
+      }
+      // A log from a promise job the warm-up left queued counts too.
+      await Promise.resolve();
+      failIfLogged(name);
     }
   } finally {
-    Object.defineProperty(globalThis, 'console', console);
-    Object.defineProperty(globalThis, 'queueMicrotask', queueMicrotask);
+    Object.defineProperty(globalThis, 'console', consoleDescriptor);
+    Object.defineProperty(globalThis, 'queueMicrotask', queueMicrotaskDescriptor);
+    for (const [name, descriptor] of Object.entries(timerDescriptors)) {
+      Object.defineProperty(globalThis, name, descriptor);
+    }
   }
 }

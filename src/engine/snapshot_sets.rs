@@ -12,10 +12,10 @@
 //! are evaluated and the functions that ran are compiled, which V8 keeps
 //! in the snapshot; the app itself is dropped, and sent no request (that
 //! made the rows serve slower: warmup.js says by how much).
-//! Each framework gets its own snapshot
-//! rather than one holding them all: a runtime's heap then holds only its
-//! own framework, as it would without the snapshot, and no row's GC marks
-//! another framework's objects.
+//!
+//! Each framework gets its own snapshot rather than one holding them all:
+//! a runtime's heap then holds only its own framework, as it would without
+//! the snapshot, and no row's GC marks another framework's objects.
 //!
 //! build.rs compiles this file too: it builds one snapshot per set.
 //! Modules are named as app code imports them (bare specifiers the module

@@ -190,6 +190,10 @@ fn a_framework_snapshot_leaves_the_context_as_evaluating_the_bundle_would() {
                 framework == "hono-patched",
                 "{framework}, snapshot {snapshot}: {answer}"
             );
+            assert_eq!(
+                answer["consoleStable"], true,
+                "{framework}, snapshot {snapshot}: {answer}"
+            );
             seen.push(answer);
         }
         for (answer, snapshot) in seen.iter().zip(["on", "off", "bootstrap", "on"]) {
@@ -197,6 +201,7 @@ fn a_framework_snapshot_leaves_the_context_as_evaluating_the_bundle_would() {
                 ("Error's own properties", "errorOwn"),
                 ("the global object's own properties", "globals"),
                 ("queueMicrotask", "queueMicrotask"),
+                ("the console", "consoleStable"),
             ] {
                 assert_eq!(
                     seen[0][key], answer[key],
