@@ -35,9 +35,9 @@ if [ "$ENGINE" = quickjs ]; then PROFILE=quick; fi
 
 phase "set-up and build (.ci/setup.sh, $PROFILE profile)"
 FWBENCH_PROFILE=$PROFILE FWBENCH_BUILD_TESTS=1 .ci/setup.sh
-# The engine setup.sh built: every cargo command below must use the same
-# features and archive, or it would build the engine again.
-. .ci/engine.sh
+# The engine setup.sh built (it may have fallen back to QuickJS-ng): every
+# cargo command below must use the same features and archive, or it would
+# build the engine again.
 choose_engine
 
 # As root (CI), tests/remote/'s network-namespace hosts must be made:

@@ -113,39 +113,37 @@ function describe(arg) {
  * @param {string[]} names
  */
 export async function warmUp(names) {
+  const logged = [];
+  // The globals stood in for while the warm-ups run, with their own
+  // descriptors, put back as they were when the warm-ups end.
+  const saved = new Map();
+  const standIn = (name, make) => {
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+    saved.set(name, descriptor);
+    globalThis[name] = make(descriptor.value);
+  };
   // The console cannot print while a snapshot is taken (deno_web makes its
   // printer on first use, and cannot then), and a framework logs only on
   // an error path: what it would have printed becomes the build's error.
-  const logged = [];
-  const consoleDescriptor = Object.getOwnPropertyDescriptor(globalThis, 'console');
-  globalThis.console = new Proxy(consoleDescriptor.value, {
+  standIn('console', (console) => new Proxy(console, {
     get: (target, key) =>
       typeof target[key] === 'function'
         ? (...args) => logged.push(`console.${String(key)}: ${args.map(describe).join(' ')}`)
         : target[key],
-  });
+  }));
   // V8 leaves its own queueMicrotask out of a context being snapshotted
   // (deno_core's wrapper finds it at run time), and process.nextTick
   // queues through the global one: a promise job stands in for it.
-  const queueMicrotaskDescriptor = Object.getOwnPropertyDescriptor(globalThis, 'queueMicrotask');
-  globalThis.queueMicrotask = (callback) => {
+  standIn('queueMicrotask', () => (callback) => {
     Promise.resolve().then(callback);
-  };
+  });
   // Timers are recorded, and fail the build (see the top of this file).
-  const timerDescriptors = {};
   for (const name of ['setTimeout', 'setInterval']) {
-    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-    timerDescriptors[name] = descriptor;
-    globalThis[name] = (callback, delay, ...args) => {
-      logged.push(`${name}(…, ${delay}) at ${new Error().stack.split('\n').slice(2, 5).map((line) => line.trim()).join(', ')}`);
-      return Reflect.apply(descriptor.value, globalThis, [callback, delay, ...args]);
-    };
+    standIn(name, (timer) => (callback, delay, ...args) => {
+      logged.push(`${name}(…, ${delay}) ${new Error().stack.split('\n').slice(2, 5).map((line) => line.trim()).join(', ')}`);
+      return Reflect.apply(timer, globalThis, [callback, delay, ...args]);
+    });
   }
-  const failIfLogged = (name) => {
-    if (logged.length > 0) {
-      throw new Error(`the ${name} warm-up (js/runtime/warmup.js) logged or set a timer:\n${logged.join('\n')}`);
-    }
-  };
   try {
     for (const name of names) {
       const run = WARM_UPS[name];
@@ -158,13 +156,11 @@ export async function warmUp(names) {
       }
       // A log from a promise job the warm-up left queued counts too.
       await Promise.resolve();
-      failIfLogged(name);
+      if (logged.length > 0) {
+        throw new Error(`the ${name} warm-up (js/runtime/warmup.js) logged or set a timer:\n${logged.join('\n')}`);
+      }
     }
   } finally {
-    Object.defineProperty(globalThis, 'console', consoleDescriptor);
-    Object.defineProperty(globalThis, 'queueMicrotask', queueMicrotaskDescriptor);
-    for (const [name, descriptor] of Object.entries(timerDescriptors)) {
-      Object.defineProperty(globalThis, name, descriptor);
-    }
+    for (const [name, descriptor] of saved) Object.defineProperty(globalThis, name, descriptor);
   }
 }
