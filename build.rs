@@ -182,7 +182,7 @@ fn record_versions(locked: &[(String, String)]) {
 fn embed_deno_sources(locked: &[(String, String)]) {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("deno_sources.rs");
     let mut table = String::from(
-        "/// (absolute path, contents) of the Web API crates' JS.\npub static FILES: &[(&str, &str)] = &[\n",
+        "/// (absolute path, contents) of the Web API crates' JS.\npub static FILES: &[(&str, deno_core::FastStaticString)] = &[\n",
     );
     let cargo_home = env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -211,7 +211,7 @@ fn embed_deno_sources(locked: &[(String, String)]) {
         files.sort();
         for file in files {
             table.push_str(&format!(
-                "    ({:?}, include_str!({:?})),\n",
+                "    ({:?}, deno_core::ascii_str_include!({:?})),\n",
                 file.display().to_string(),
                 file.display().to_string()
             ));

@@ -61,7 +61,7 @@ const { createReadableStream, ReadableStreamPrototype } = core.loadExtScript(
 /**
  * Marks a light response (s200-light). The adapter serializes it without
  * building a platform Response: `status` (number), `headers.forEach((value,
- * name) => …)` (set-cookie once per cookie), and `body`: null/undefined, a
+ * name) => ...)` (set-cookie once per cookie), and `body`: null/undefined, a
  * string, a Uint8Array/ArrayBuffer or a ReadableStream.
  */
 const LIGHT = Symbol.for("fwbench.light-response");
@@ -215,7 +215,7 @@ function makeRequest(id, method, hasBody) {
   return fromInnerRequest(inner, "immutable");
 }
 
-/** Flattens a header list ([[name, value], …]) for `sendStatic` and `sendStream`. */
+/** Flattens a header list ([[name, value], ...]) for `sendStatic` and `sendStream`. */
 function flatHeaders(list) {
   const flat = new Array(list.length * 2);
   for (let i = 0; i < list.length; i++) {
@@ -227,7 +227,7 @@ function flatHeaders(list) {
 
 /**
  * Sends a static body (string or bytes) with its headers (flat [name,
- * value, …]). The respond ops take the headers as their count and one
+ * value, ...]). The respond ops take the headers as their count and one
  * string joined by NUL: one string crosses into Rust far more cheaply than
  * an array of them (Rust refuses a NUL inside a name or value).
  */
@@ -312,7 +312,7 @@ function commitForeign(id, response) {
 
 /**
  * A HeadersInit (plain object, [name, value] pairs, or anything with
- * forEach such as Headers) as a flat [name, value, …] list. Values are
+ * forEach such as Headers) as a flat [name, value, ...] list. Values are
  * checked by Rust when the response is built.
  */
 function flatInit(init) {
@@ -468,7 +468,7 @@ async function readAll(id) {
   return all;
 }
 
-/** Commits what runNode collected: { status, headers: [[name, value], …], body }. */
+/** Commits what runNode collected: { status, headers: [[name, value], ...], body }. */
 function commitNode(id, out) {
   try {
     sendStatic(id, out.status, flatHeaders(out.headers), out.body);

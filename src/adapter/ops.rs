@@ -397,9 +397,9 @@ deno_core::extension!(
 pub fn extension(table: Rc<RequestTable>) -> deno_core::Extension {
     const SERVE: &str = "ext:fwbench_adapter/serve.js";
     let mut ext = fwbench_adapter::init(table);
-    ext.esm_files = Cow::Owned(vec![crate::engine::embedded_source(
+    ext.esm_files = Cow::Owned(vec![deno_core::ExtensionFileSource::new(
         SERVE,
-        include_str!("../../js/runtime/serve.js"),
+        deno_core::ascii_str_include!("../../js/runtime/serve.js"),
     )]);
     ext.esm_entry_point = Some(SERVE);
     ext

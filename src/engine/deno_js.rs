@@ -5,8 +5,6 @@ use std::borrow::Cow;
 
 use deno_core::{Extension, ExtensionFileSource, ExtensionFileSourceCode};
 
-use super::extensions::embedded_source;
-
 mod deno_sources {
     include!(concat!(env!("OUT_DIR"), "/deno_sources.rs"));
 }
@@ -21,7 +19,7 @@ pub fn embed_js(extension: &mut Extension) {
             #[allow(deprecated, reason = "the variant deno_core uses for file paths")]
             if let ExtensionFileSourceCode::LoadedFromFsDuringSnapshot(path) = file.code {
                 if let Some((_, code)) = deno_sources::FILES.iter().find(|(p, _)| *p == path) {
-                    *file = embedded_source(file.specifier, code);
+                    *file = ExtensionFileSource::new(file.specifier, *code);
                 }
             }
         }

@@ -1,9 +1,12 @@
 //! The engine's extensions: Deno's Web API crates, the stand-ins they need,
 //! and our own bootstrap and host ops.
 //!
-//! Our JS is compiled into the binary (`include_str!`) rather than named by
-//! path with deno_core's `esm = [...]` lists, which in deno_core 0.413 are
-//! read from disk at run time unless a startup snapshot is built.
+//! Our JS is compiled into the binary (`ascii_str_include!`) rather than
+//! named by path with deno_core's `esm = [...]` lists, which in deno_core
+//! 0.413 are read from disk at run time unless a startup snapshot is built.
+//! Each file is a V8 external string in the binary's read-only data,
+//! checked to be 7-bit ASCII (what deno_core takes) when it compiles: a
+//! runtime neither copies nor checks it.
 //!
 //! build.rs compiles this file too (with ops_host.rs, ops_crypto.rs, external.rs and
 //! sandbox.rs) to build the V8 startup snapshot from exactly these
@@ -14,7 +17,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use deno_core::{Extension, ExtensionFileSource};
+use deno_core::{ascii_str_include, Extension, ExtensionFileSource};
 
 use super::{external, ops_crypto, ops_host, sandbox};
 
@@ -47,11 +50,6 @@ deno_core::extension!(
     },
 );
 
-/// An embedded JS source under an `ext:` specifier.
-pub fn embedded_source(specifier: &'static str, code: &'static str) -> ExtensionFileSource {
-    ExtensionFileSource::new_computed(specifier, Arc::from(code))
-}
-
 /// The bootstrap module's specifier; it runs once per runtime.
 const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 
@@ -61,10 +59,10 @@ const BOOTSTRAP: &str = "ext:fwbench_engine/bootstrap.js";
 pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
     let mut engine = fwbench_engine::init(budget);
     engine.esm_files = Cow::Owned(vec![
-        embedded_source(BOOTSTRAP, include_str!("../../js/runtime/bootstrap.js")),
-        embedded_source(
+        ExtensionFileSource::new(BOOTSTRAP, ascii_str_include!("../../js/runtime/bootstrap.js")),
+        ExtensionFileSource::new(
             "ext:fwbench_engine/webcrypto.js",
-            include_str!("../../js/runtime/webcrypto.js"),
+            ascii_str_include!("../../js/runtime/webcrypto.js"),
         ),
     ]);
     engine.esm_entry_point = Some(BOOTSTRAP);
@@ -72,17 +70,17 @@ pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
     // for TLS client keys, deno_telemetry for tracing); these stand-ins
     // refuse TLS and never trace.
     engine.lazy_loaded_js_files = Cow::Owned(vec![
-        embedded_source(
+        ExtensionFileSource::new(
             "ext:deno_net/02_tls.js",
-            include_str!("../../js/runtime/stubs/02_tls.js"),
+            ascii_str_include!("../../js/runtime/stubs/02_tls.js"),
         ),
-        embedded_source(
+        ExtensionFileSource::new(
             "ext:deno_telemetry/telemetry.ts",
-            include_str!("../../js/runtime/stubs/telemetry.js"),
+            ascii_str_include!("../../js/runtime/stubs/telemetry.js"),
         ),
-        embedded_source(
+        ExtensionFileSource::new(
             "ext:deno_telemetry/util.ts",
-            include_str!("../../js/runtime/stubs/telemetry_util.js"),
+            ascii_str_include!("../../js/runtime/stubs/telemetry_util.js"),
         ),
     ]);
     vec![
@@ -96,31 +94,4 @@ pub fn all(budget: Arc<external::ExternalBudget>) -> Vec<Extension> {
         deno_fetch::deno_fetch::init(deno_fetch::Options::default()),
         engine,
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use deno_core::ExtensionFileSourceCode;
-
-    /// deno_core takes extension code only as 7-bit ASCII and checks it in
-    /// debug builds alone, where a stray `§` in a comment panicked every
-    /// runtime at start-up (and the V8 snapshot's build script).
-    #[test]
-    fn every_engine_js_file_is_seven_bit_ascii() {
-        for extension in all(external::ExternalBudget::new(1 << 20)) {
-            let files = [
-                &extension.js_files,
-                &extension.esm_files,
-                &extension.lazy_loaded_js_files,
-                &extension.lazy_loaded_esm_files,
-            ];
-            for file in files.into_iter().flat_map(|files| files.iter()) {
-                if let ExtensionFileSourceCode::Computed(code) = &file.code {
-                    let bad = code.char_indices().find(|(_, c)| !c.is_ascii());
-                    assert!(bad.is_none(), "{}: {bad:?}", file.specifier);
-                }
-            }
-        }
-    }
 }

@@ -55,7 +55,6 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
-pub use extensions::embedded_source;
 pub use heap_stats::{heap_stats_enabled, telemetry_switched_on, HeapCounters, HeapSnapshot};
 pub use limits::{Interrupt, Watchdog};
 
