@@ -44,19 +44,37 @@ fn mode() -> Mode {
     })
 }
 
+/// A sealed snapshot as build.rs stored it in the binary. There is one per
+/// framework (`snapshot_sets`), 2 to 5 MB each: the smaller ones are
+/// LZ4-compressed (to a third), the biggest stored raw, where decompressing
+/// would cost a start 3 ms or more (build.rs's `STORED_RAW_FROM`).
+#[derive(Clone, Copy)]
+pub enum Stored {
+    /// LZ4-compressed, its size prepended: decompressed once per process.
+    Lz4(&'static [u8]),
+    /// As sealed: V8 reads it where it lies, in the binary's read-only data.
+    Raw(&'static [u8]),
+}
+
+/// Raw snapshot bytes aligned as an allocation would be, like the
+/// decompressed ones (the seal's header and V8's are words).
+#[repr(C, align(16))]
+#[cfg_attr(
+    not(feature = "v8"),
+    allow(dead_code, reason = "only build.rs's table for V8 uses it")
+)]
+struct Aligned<Bytes: ?Sized>(Bytes);
+
 /// The snapshots build.rs made for this binary: (set name, sealed and
-/// LZ4-compressed), the engine's own under "". Compressed because there is
-/// one per framework (`snapshot_sets`), 2 to 5 MB each, a third of that
-/// compressed; LZ4 because it decompresses at gigabytes a second, well
-/// under a millisecond of a runtime's start-up per megabyte.
+/// stored), the engine's own under "".
 #[cfg(feature = "v8")]
 mod built {
     include!(concat!(env!("OUT_DIR"), "/startup_snapshots.rs"));
 }
 #[cfg(feature = "v8")]
-static SNAPSHOTS: &[(&str, &[u8])] = built::SNAPSHOTS;
+static SNAPSHOTS: &[(&str, Stored)] = built::SNAPSHOTS;
 #[cfg(not(feature = "v8"))]
-static SNAPSHOTS: &[(&str, &[u8])] = &[];
+static SNAPSHOTS: &[(&str, Stored)] = &[];
 
 /// Whether this binary carries startup snapshots, and whether they are used.
 pub fn describe() -> String {
@@ -127,13 +145,18 @@ pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Op
 type Opened = Result<&'static [u8], Refused>;
 
 /// Built-in snapshot `index`'s sealed bytes, decompressed once per
-/// process. They live as long as the process: V8 reads a snapshot for as
-/// long as its isolate lives, and the isolates of one process share it.
+/// process if stored compressed. They live as long as the process: V8
+/// reads a snapshot for as long as its isolate lives, and the isolates of
+/// one process share it.
 fn decompressed(index: usize) -> Opened {
     static DECOMPRESSED: OnceLock<Vec<OnceLock<Opened>>> = OnceLock::new();
+    let compressed = match SNAPSHOTS[index].1 {
+        Stored::Raw(sealed) => return Ok(sealed),
+        Stored::Lz4(compressed) => compressed,
+    };
     let decompressed = DECOMPRESSED.get_or_init(|| SNAPSHOTS.iter().map(|_| OnceLock::new()).collect());
     decompressed[index]
-        .get_or_init(|| decompress(SNAPSHOTS[index].1).map(|sealed| &*Box::leak(sealed.into_boxed_slice())))
+        .get_or_init(|| decompress(compressed).map(|sealed| &*Box::leak(sealed.into_boxed_slice())))
         .clone()
 }
 
@@ -172,8 +195,8 @@ pub fn check_compressed(compressed: &[u8]) -> anyhow::Result<()> {
     check(&decompress(compressed).map_err(|refused| refusal(&refused))?)
 }
 
-/// The built-in snapshots as stored (compressed); for tests.
-pub fn stored() -> &'static [(&'static str, &'static [u8])] {
+/// The built-in snapshots as stored; for tests.
+pub fn stored() -> &'static [(&'static str, Stored)] {
     SNAPSHOTS
 }
 
