@@ -16,7 +16,11 @@
 // more per request, in paired bench rounds (elysia and s200 unchanged;
 // benches/results/2026-12-06-framework-warm-up.txt): a framework's request
 // path that ran while the snapshot was made stayed slower in the runtimes
-// made from it.
+// made from it. The same goes for composing: elysia's `precompile` and
+// `compile()` on the throwaway app (its handlers composed, no request)
+// started elysia 0.81 of the time, but its hello row then allocated 9 %
+// more per request (2,390 -> 2,620 bytes, 5 pairs) at 0.92-0.97 of the
+// req/s. Not done either.
 //
 // No timer may be set either. deno_core keeps its timer lists in JS, so
 // they go into the snapshot: a timer pending, or cleared before it was due,
