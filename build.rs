@@ -294,20 +294,17 @@ fn build_snapshot(locked: &[(String, String)], entries: &[(String, PathBuf)]) {
         };
         let dest = out.join(&file);
         let sealed = snapshot_seal::seal(snapshot, fingerprint);
+        let path = format!("{:?}", dest.display().to_string());
         let (stored, bytes) = if sealed.len() >= STORED_RAW_FROM {
-            ("super::Stored::Raw(&super::Aligned(*include_bytes!", sealed)
+            (format!("Raw(&super::Aligned(*include_bytes!({path})).0)"), sealed)
         } else {
             (
-                "super::Stored::Lz4(include_bytes!",
+                format!("Lz4(include_bytes!({path}))"),
                 lz4_flex::compress_prepend_size(&sealed),
             )
         };
         fs::write(&dest, bytes).unwrap_or_else(|e| panic!("write {file}: {e}"));
-        let close = if stored.contains("Aligned") { ").0)" } else { ")" };
-        table.push_str(&format!(
-            "    ({name:?}, {stored}({:?}){close}),\n",
-            dest.display().to_string()
-        ));
+        table.push_str(&format!("    ({name:?}, super::Stored::{stored}),\n"));
     };
     write("", &built.output);
     embedded::install(entries);
