@@ -17,6 +17,9 @@
 //! The extensions come from the very files the binary compiles
 //! (src/engine/extensions.rs with the ops, budget and sandbox it names),
 //! so the snapshot and a runtime register the same ops in the same order.
+//! Then one snapshot per framework set (src/engine/snapshot_sets.rs), with
+//! the code caches of a rehearsal of its rows (build/code_caches.rs), and
+//! code caches of the JS runtimes evaluate on top of each snapshot.
 
 use std::env;
 use std::fs;
@@ -56,6 +59,10 @@ mod snapshot_seal;
 #[allow(dead_code)]
 #[path = "src/engine/snapshot_sets.rs"]
 mod snapshot_sets;
+// Build-time only: the rehearsals' code caches for the snapshots.
+#[cfg(feature = "v8")]
+#[path = "build/code_caches.rs"]
+mod code_caches;
 
 /// (directory in the source tree, prefix under which its files are embedded)
 const TREES: &[(&str, &str)] = &[
@@ -239,8 +246,10 @@ const STORED_RAW_FROM: usize = 4 << 20;
 /// `$OUT_DIR/startup_snapshot.bin`, one per framework set
 /// (src/engine/snapshot_sets.rs) into `startup_snapshot_<name>.bin`, each
 /// sealed for the extensions it holds and stored raw or LZ4-compressed by
-/// size (`STORED_RAW_FROM`, src/engine/snapshot.rs), and
-/// `$OUT_DIR/startup_snapshots.rs`, the table that embeds them.
+/// size (`STORED_RAW_FROM`, src/engine/snapshot.rs); for each, the code
+/// caches of the extension modules runtimes evaluate on top of it
+/// (`snapshot_sets::RUNTIME_EXTENSION_MODULES`); and
+/// `$OUT_DIR/startup_snapshots.rs`, the tables that embed them.
 #[cfg(feature = "v8")]
 fn build_snapshot(locked: &[(String, String)], entries: &[(String, PathBuf)]) {
     let deno_core_version = locked
@@ -282,18 +291,22 @@ fn build_snapshot(locked: &[(String, String)], entries: &[(String, PathBuf)]) {
     ] {
         println!("cargo:rerun-if-changed=src/engine/{file}");
     }
+    println!("cargo:rerun-if-changed=build/code_caches.rs");
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let mut table = String::from(
         "/// (snapshot set name, sealed snapshot as stored); \"\" is the engine's own.\npub static SNAPSHOTS: &[(&str, super::Stored)] = &[\n",
     );
-    let mut write = |name: &str, snapshot: &[u8]| {
+    let mut caches = String::from(
+        "/// (snapshot set name, extension module specifier, V8 code cache made against that snapshot).\npub static EXTENSION_CODE_CACHES: &[(&str, &str, &[u8])] = &[\n",
+    );
+    let mut write = |name: &str, snapshot: Box<[u8]>| {
         let file = if name.is_empty() {
             "startup_snapshot.bin".to_owned()
         } else {
             format!("startup_snapshot_{name}.bin")
         };
         let dest = out.join(&file);
-        let sealed = snapshot_seal::seal(snapshot, fingerprint);
+        let sealed = snapshot_seal::seal(&snapshot, fingerprint);
         let path = format!("{:?}", dest.display().to_string());
         let (stored, bytes) = if sealed.len() >= STORED_RAW_FROM {
             (format!("Raw(&super::Aligned(*include_bytes!({path})).0)"), sealed)
@@ -305,13 +318,33 @@ fn build_snapshot(locked: &[(String, String)], entries: &[(String, PathBuf)]) {
         };
         fs::write(&dest, bytes).unwrap_or_else(|e| panic!("write {file}: {e}"));
         table.push_str(&format!("    ({name:?}, super::Stored::{stored}),\n"));
+        // A runtime made here from the snapshot lives as long as the script.
+        let snapshot: &'static [u8] = Box::leak(snapshot);
+        for (index, (specifier, embedded_path)) in snapshot_sets::RUNTIME_EXTENSION_MODULES.iter().enumerate()
+        {
+            let source = embedded::get(embedded_path)
+                .unwrap_or_else(|| panic!("{specifier}: no embedded file {embedded_path}"));
+            let cache = code_caches::eager_code_cache(snapshot, extensions(), specifier, source)
+                .unwrap_or_else(|e| panic!("the code cache of {specifier} for snapshot {name:?}: {e}"));
+            let file = format!(
+                "code_cache_{}_{index}.bin",
+                if name.is_empty() { "engine" } else { name }
+            );
+            fs::write(out.join(&file), cache).unwrap_or_else(|e| panic!("write {file}: {e}"));
+            let path = format!("{:?}", out.join(&file).display().to_string());
+            caches.push_str(&format!(
+                "    ({name:?}, {specifier:?}, &super::Aligned(*include_bytes!({path})).0),\n"
+            ));
+        }
     };
-    write("", &built.output);
     embedded::install(entries);
+    write("", built.output);
     for set in snapshot_sets::SETS {
-        write(set.name, &framework_snapshot(extensions(), set));
+        write(set.name, framework_snapshot(extensions, set));
     }
     table.push_str("];\n");
+    caches.push_str("];\n");
+    table.push_str(&caches);
     fs::write(out.join("startup_snapshots.rs"), table).expect("write startup_snapshots.rs");
 }
 
@@ -341,42 +374,35 @@ if (leftPrepare) Error.prepareStackTrace = undefined;
 /// A snapshot of the engine's bootstrap with `set`'s modules evaluated,
 /// loaded through the module loader app runtimes use (src/engine/loader.rs)
 /// from the files the binary embeds, so that their URLs in the snapshot's
-/// module map are those the app's imports resolve to; then the set's
+/// module map are those the app's imports resolve to, with the code caches
+/// of a rehearsal of the set's rows (build/code_caches.rs); then the set's
 /// frameworks warmed up (`SnapshotSet::warm_up`).
 #[cfg(feature = "v8")]
-fn framework_snapshot(extensions: Vec<deno_core::Extension>, set: &snapshot_sets::SnapshotSet) -> Box<[u8]> {
-    use deno_core::{ModuleLoader, ResolutionKind};
+fn framework_snapshot(
+    extensions: impl Fn() -> Vec<deno_core::Extension>,
+    set: &snapshot_sets::SnapshotSet,
+) -> Box<[u8]> {
     use std::rc::Rc;
 
     let failed = |what: String| -> ! { panic!("building the {} startup snapshot failed: {what}", set.name) };
+    let caches = code_caches::rehearse(set, extensions())
+        .unwrap_or_else(|e| failed(format!("rehearsing its rows (js/runtime/rehearsal.js): {e}")));
     // deno_core schedules V8's delayed tasks on a tokio runtime.
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .unwrap_or_else(|e| failed(format!("no tokio runtime: {e}")));
     let _entered = tokio.enter();
-    let loader = Rc::new(loader::HostModuleLoader::new(None));
+    let loader = Rc::new(code_caches::CachingLoader::new(caches));
     let mut runtime = deno_core::JsRuntimeForSnapshot::new(deno_core::RuntimeOptions {
-        extensions,
+        extensions: extensions(),
         module_loader: Some(loader.clone()),
         ..Default::default()
     });
     runtime
         .execute_script("ext:fwbench_engine/snapshot_before.js", SNAPSHOT_BEFORE)
         .unwrap_or_else(|e| failed(e.to_string()));
-    for module in set.modules {
-        let url = loader
-            .resolve(module, "fwbench:///main.js", ResolutionKind::Import)
-            .unwrap_or_else(|e| failed(format!("{module}: {e}")));
-        tokio
-            .block_on(async {
-                let id = runtime.load_side_es_module(&url).await?;
-                let evaluated = runtime.mod_evaluate(id);
-                runtime.run_event_loop(Default::default()).await?;
-                evaluated.await
-            })
-            .unwrap_or_else(|e| failed(format!("{url}: {e}")));
-    }
+    code_caches::evaluate(&mut runtime, &*loader, &tokio, set.modules).unwrap_or_else(|e| failed(e));
     if !set.warm_up.is_empty() {
         let call = format!(
             "import({}).then((warmup) => warmup.warmUp({}))",

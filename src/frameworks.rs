@@ -211,6 +211,28 @@ pub fn version(framework: &Framework) -> String {
 mod tests {
     use super::*;
 
+    /// build.rs cannot read this file: the snapshot sets say again how
+    /// each row is served, for the rehearsal before their snapshot.
+    #[test]
+    fn the_snapshot_sets_rehearse_each_row_as_it_is_served() {
+        for set in crate::engine::snapshot_sets::SETS {
+            for row in set.frameworks {
+                let framework =
+                    find(row.name).unwrap_or_else(|| panic!("set {}: no framework {}", set.name, row.name));
+                let Serving::Js { factory, mode } = framework.serving else {
+                    panic!("set {}: {} is not a JS row", set.name, row.name)
+                };
+                assert_eq!(
+                    (row.factory, row.mode),
+                    (factory, mode.as_str()),
+                    "set {}: {}",
+                    set.name,
+                    row.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn selections_name_unknown_frameworks() {
         assert_eq!(select(Some("hono, axum")).unwrap().len(), 2);

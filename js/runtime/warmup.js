@@ -20,7 +20,9 @@
 // `compile()` on the throwaway app (its handlers composed, no request)
 // started elysia 0.81 of the time, but its hello row then allocated 9 %
 // more per request (2,390 -> 2,620 bytes, 5 pairs) at 0.92-0.97 of the
-// req/s. Not done either.
+// req/s. Not done either. The request path is compiled into the snapshot
+// another way, with nothing run: build.rs rehearses the rows in another
+// runtime (rehearsal.js) and hands this one V8's code caches from it.
 //
 // No timer may be set either. deno_core keeps its timer lists in JS, so
 // they go into the snapshot: a timer pending, or cleared before it was due,

@@ -395,7 +395,7 @@ deno_core::extension!(
 
 /// The adapter's extension for one worker's runtime, serving `table`.
 pub fn extension(table: Rc<RequestTable>) -> deno_core::Extension {
-    const SERVE: &str = "ext:fwbench_adapter/serve.js";
+    const SERVE: &str = crate::engine::snapshot_sets::ADAPTER_MODULE;
     let mut ext = fwbench_adapter::init(table);
     ext.esm_files = Cow::Owned(vec![deno_core::ExtensionFileSource::new(
         SERVE,

@@ -198,7 +198,7 @@ impl Engine {
         all.iter_mut().for_each(deno_js::embed_js);
         // Fingerprinted before the caller's extensions are added: the
         // snapshot holds only the engine's own, which come first.
-        let startup_snapshot = snapshot::startup(&all, options.snapshot)?;
+        let startup = snapshot::startup(&all, options.snapshot)?;
         all.extend(extensions);
         let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
         // QuickJS-ng counts ArrayBuffers against its heap limit already; the
@@ -211,7 +211,8 @@ impl Engine {
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(Rc::new(loader::HostModuleLoader::new(options.app_root.clone()))),
             extensions: all,
-            startup_snapshot,
+            startup_snapshot: startup.as_ref().map(|startup| startup.snapshot),
+            extension_code_cache: startup.as_ref().map(snapshot::Startup::extension_code_cache),
             create_params: Some(create_params),
             ..Default::default()
         })

@@ -76,6 +76,76 @@ static SNAPSHOTS: &[(&str, Stored)] = built::SNAPSHOTS;
 #[cfg(not(feature = "v8"))]
 static SNAPSHOTS: &[(&str, Stored)] = &[];
 
+/// The code caches build.rs made of the extension modules a runtime
+/// evaluates on top of a snapshot (`snapshot_sets::RUNTIME_EXTENSION_MODULES`),
+/// against each snapshot: (set name, specifier, cache).
+#[cfg(feature = "v8")]
+static EXTENSION_CODE_CACHES: &[(&str, &str, &[u8])] = built::EXTENSION_CODE_CACHES;
+#[cfg(not(feature = "v8"))]
+static EXTENSION_CODE_CACHES: &[(&str, &str, &[u8])] = &[];
+
+/// A snapshot to start a runtime from, and what was built for it.
+pub struct Startup {
+    /// The sealed snapshot's V8 blob.
+    pub snapshot: &'static [u8],
+    /// The set it is (its name; "" for the engine's own).
+    set: &'static str,
+}
+
+impl std::fmt::Debug for Startup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Startup")
+            .field("set", &self.set)
+            .field("snapshot_bytes", &self.snapshot.len())
+            .finish()
+    }
+}
+
+impl Startup {
+    /// The code caches of the extension modules a runtime evaluates on
+    /// top of this snapshot, for deno_core to hand V8
+    /// (`RuntimeOptions::extension_code_cache`).
+    pub fn extension_code_cache(&self) -> std::rc::Rc<dyn deno_core::ExtCodeCache> {
+        std::rc::Rc::new(ExtensionCodeCaches { set: self.set })
+    }
+}
+
+/// The code caches made against one snapshot. V8 checks a cache before it
+/// uses one (its engine version, flags, source and the snapshot's
+/// read-only heap) and compiles the module instead when it does not fit,
+/// e.g. under `FWBENCH_V8_FLAGS` that change how code is compiled; deno_core
+/// then makes a cache of its own, which nothing keeps.
+struct ExtensionCodeCaches {
+    set: &'static str,
+}
+
+impl deno_core::ExtCodeCache for ExtensionCodeCaches {
+    fn get_code_cache_info(
+        &self,
+        specifier: &deno_core::ModuleSpecifier,
+        _code: &deno_core::ModuleSourceCode,
+        _esm: bool,
+    ) -> deno_core::SourceCodeCacheInfo {
+        let data = EXTENSION_CODE_CACHES
+            .iter()
+            .find(|(set, module, _)| *set == self.set && *module == specifier.as_str())
+            .map(|(_, _, cache)| std::borrow::Cow::Borrowed(*cache));
+        deno_core::SourceCodeCacheInfo { hash: 0, data }
+    }
+
+    fn code_cache_ready(
+        &self,
+        _specifier: deno_core::ModuleSpecifier,
+        _hash: u64,
+        _cache: &[u8],
+        _esm: bool,
+    ) {
+        // Made by deno_core for a module with no cache, or one V8 refused:
+        // the binary's caches are read-only, and another start would find
+        // the same.
+    }
+}
+
 /// Whether this binary carries startup snapshots, and whether they are used.
 pub fn describe() -> String {
     if SNAPSHOTS.is_empty() {
@@ -113,7 +183,7 @@ pub fn fingerprint(extensions: &[Extension]) -> u64 {
 /// `set` (a framework's, see `snapshot_sets`), else the engine's own;
 /// `None` when there is none (or it is switched off), an error when it does
 /// not match them or is corrupt.
-pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Option<&'static [u8]>> {
+pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Option<Startup>> {
     let set = match mode() {
         Mode::Off => return Ok(None),
         Mode::Bootstrap => None,
@@ -137,7 +207,12 @@ pub fn startup(extensions: &[Extension], set: Option<&str>) -> anyhow::Result<Op
         })
         .clone()
         .and_then(|sealed| snapshot_seal::open(sealed, fingerprint(extensions)))
-        .map(Some)
+        .map(|snapshot| {
+            Some(Startup {
+                snapshot,
+                set: SNAPSHOTS[index].0,
+            })
+        })
         .map_err(|refused| refusal(&refused))
 }
 

@@ -13,6 +13,13 @@
 //! in the snapshot; the app itself is dropped, and sent no request (that
 //! made the rows serve slower: warmup.js says by how much).
 //!
+//! The functions a request runs are compiled in the snapshot too, without
+//! running any there: before a snapshot is made, build.rs rehearses its
+//! rows in a throwaway runtime (js/runtime/rehearsal.js: each row's app for
+//! the built-in scenarios, sent their requests), and hands the runtime the
+//! snapshot is made in each module's V8 code cache from it, from which V8
+//! takes their bytecode instead of compiling them on a row's first request.
+//!
 //! Each framework gets its own snapshot rather than one holding them all:
 //! a runtime's heap then holds only its own framework, as it would without
 //! the snapshot, and no row's GC marks another framework's objects.
@@ -22,12 +29,24 @@
 //! loader resolves, or `fwbench:///` URLs), so the snapshot's module map
 //! holds exactly the URLs the app's imports resolve to.
 
+/// A framework row as js/runtime/rehearsal.js builds its app: what
+/// src/frameworks.rs says of it (a test checks that they agree), which
+/// build.rs cannot read.
+pub struct Row {
+    /// The framework's name.
+    pub name: &'static str,
+    /// The scenario `apps` key its app comes from.
+    pub factory: &'static str,
+    /// How its app is served, as js/runtime/scenario.js spells it.
+    pub mode: &'static str,
+}
+
 /// One snapshot beyond the engine's own.
 pub struct SnapshotSet {
     /// The name the snapshot is chosen by (`EngineOptions::snapshot`).
     pub name: &'static str,
-    /// The framework rows that start from it.
-    pub frameworks: &'static [&'static str],
+    /// The framework rows that start from it, rehearsed before it is taken.
+    pub frameworks: &'static [Row],
     /// Modules evaluated into it, in order, after the bootstrap.
     pub modules: &'static [&'static str],
     /// The framework warm-ups run before it is taken (`warmUp` in
@@ -40,6 +59,19 @@ pub struct SnapshotSet {
 /// The module that warms a framework up (see [`SnapshotSet::warm_up`]).
 pub const WARM_UP_MODULE: &str = "fwbench:///runtime/warmup.js";
 
+/// The module that rehearses a set's rows (see the module docs).
+pub const REHEARSAL_MODULE: &str = "fwbench:///runtime/rehearsal.js";
+
+/// The adapter's JS (src/adapter/ops.rs).
+pub const ADAPTER_MODULE: &str = "ext:fwbench_adapter/serve.js";
+
+/// The ES modules of extensions that a runtime adds on top of a snapshot
+/// and evaluates at each start: (specifier, embedded path). build.rs
+/// compiles each against every snapshot and keeps the code cache, which a
+/// runtime hands V8 instead of having it parse the module (a code cache is
+/// only good in an isolate made from the snapshot it was made against).
+pub const RUNTIME_EXTENSION_MODULES: &[(&str, &str)] = &[(ADAPTER_MODULE, "runtime/serve.js")];
+
 /// What every app runtime evaluates before its app (see
 /// `engine::default_preload`), and the glue a scenario's generated main
 /// module imports.
@@ -48,35 +80,60 @@ const APP_PRELUDE: [&str; 2] = [
     "fwbench:///runtime/scenario.js",
 ];
 
+/// A row served fetch-style from its own factory.
+const fn fetch(name: &'static str) -> Row {
+    Row {
+        name,
+        factory: name,
+        mode: "fetch",
+    }
+}
+
+/// A row served through the node:http shim from its own factory.
+const fn node(name: &'static str) -> Row {
+    Row {
+        name,
+        factory: name,
+        mode: "node",
+    }
+}
+
 /// The framework snapshots, by name.
 pub const SETS: &[SnapshotSet] = &[
     SnapshotSet {
         name: "s200",
-        frameworks: &["s200", "s200-light"],
+        frameworks: &[fetch("s200"), fetch("s200-light")],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "s200", "s200/light"],
         warm_up: &["s200", "s200/light"],
     },
     SnapshotSet {
         name: "hono",
-        frameworks: &["hono", "hono-patched"],
+        frameworks: &[
+            fetch("hono"),
+            Row {
+                name: "hono-patched",
+                factory: "hono",
+                mode: "hono-node-server",
+            },
+        ],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "hono", "@hono/node-server"],
         warm_up: &["hono"],
     },
     SnapshotSet {
         name: "express",
-        frameworks: &["express"],
+        frameworks: &[node("express")],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "express"],
         warm_up: &["express"],
     },
     SnapshotSet {
         name: "fastify",
-        frameworks: &["fastify"],
+        frameworks: &[node("fastify")],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "fastify"],
         warm_up: &["fastify"],
     },
     SnapshotSet {
         name: "elysia",
-        frameworks: &["elysia"],
+        frameworks: &[fetch("elysia")],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "elysia"],
         warm_up: &["elysia"],
     },
@@ -84,5 +141,6 @@ pub const SETS: &[SnapshotSet] = &[
 
 /// The snapshot set a framework row starts from, if it has one.
 pub fn for_framework(framework: &str) -> Option<&'static SnapshotSet> {
-    SETS.iter().find(|set| set.frameworks.contains(&framework))
+    SETS.iter()
+        .find(|set| set.frameworks.iter().any(|row| row.name == framework))
 }
