@@ -30,7 +30,7 @@ use std::rc::Rc;
 use deno_core::error::ModuleLoaderError;
 use deno_core::{
     v8, Extension, JsRuntime, ModuleLoadOptions, ModuleLoadReferrer, ModuleLoadResponse, ModuleLoader,
-    ModuleSourceCode, ModuleSpecifier, ResolutionKind, RuntimeOptions, SourceCodeCacheInfo,
+    ModuleSourceCode, ModuleSpecifier, ModuleType, ResolutionKind, RuntimeOptions, SourceCodeCacheInfo,
 };
 
 use super::loader::HostModuleLoader;
@@ -62,8 +62,11 @@ impl ModuleLoader for RecordingLoader {
         options: ModuleLoadOptions,
     ) -> ModuleLoadResponse {
         let response = self.inner.load(url, referrer, options);
+        // JSON modules are not compiled: V8 has no code of theirs to cache.
         if let ModuleLoadResponse::Sync(Ok(source)) = &response {
-            if let ModuleSourceCode::String(code) = &source.code {
+            if let (ModuleType::JavaScript, ModuleSourceCode::String(code)) =
+                (&source.module_type, &source.code)
+            {
                 self.loaded
                     .borrow_mut()
                     .push((url.to_string(), code.as_str().to_owned()));
