@@ -560,16 +560,18 @@ fn r30_a_server_that_answers_twice_is_flagged() {
         r.error_examples
     );
     assert_eq!(r.verdict(), Verdict::Flagged);
-    // Each answer was matched to a request the server received, but one:
-    // an extra answer that arrives just after the next request went out
-    // looks like its answer (to hyper's client too), and the real one then
-    // ends the connection as unsolicited. So at most one per such error.
+    // An extra answer that arrives just after the next request went out
+    // looks like its answer (to hyper's client too): HTTP/1.1 tells them
+    // apart by timing only. Usually the real answer then ends the
+    // connection as unsolicited, but on a busy machine each duplicate can
+    // land just after the check, a few exchanges in a row (157 answers to
+    // 103 requests with 44 unsolicited, once). What always holds: every
+    // answer counted is one the server sent, two per request it received.
     assert!(
-        r.responses <= server.requests() + errors(&r, "unsolicited"),
-        "{} > {} + {}",
+        r.responses <= 2 * server.requests(),
+        "{} answers counted, {} requests received",
         r.responses,
-        server.requests(),
-        errors(&r, "unsolicited")
+        server.requests()
     );
 }
 
