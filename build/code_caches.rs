@@ -39,48 +39,14 @@ use super::snapshot_sets::{SnapshotSet, REHEARSAL_MODULE};
 /// V8 code caches by module URL.
 pub type CodeCaches = HashMap<String, Vec<u8>>;
 
-/// A module loader that also keeps the source of every module it loads.
-struct RecordingLoader {
-    inner: HostModuleLoader,
-    loaded: RefCell<Vec<(String, String)>>,
-}
-
-impl ModuleLoader for RecordingLoader {
-    fn resolve(
-        &self,
-        specifier: &str,
-        referrer: &str,
-        kind: ResolutionKind,
-    ) -> Result<ModuleSpecifier, ModuleLoaderError> {
-        self.inner.resolve(specifier, referrer, kind)
-    }
-
-    fn load(
-        &self,
-        url: &ModuleSpecifier,
-        referrer: Option<&ModuleLoadReferrer>,
-        options: ModuleLoadOptions,
-    ) -> ModuleLoadResponse {
-        let response = self.inner.load(url, referrer, options);
-        // JSON modules are not compiled: V8 has no code of theirs to cache.
-        if let ModuleLoadResponse::Sync(Ok(source)) = &response {
-            if let (ModuleType::JavaScript, ModuleSourceCode::String(code)) =
-                (&source.module_type, &source.code)
-            {
-                self.loaded
-                    .borrow_mut()
-                    .push((url.to_string(), code.as_str().to_owned()));
-            }
-        }
-        response
-    }
-}
-
-/// The module loader of the runtime a snapshot is made in: the one app
-/// runtimes use, with a rehearsal's code cache for each module it has one for.
+/// The module loader app runtimes use (src/engine/loader.rs), which also
+/// hands V8 the code cache it holds for a module (the snapshot's runtime
+/// gets the rehearsal's) and keeps the source of every JavaScript module
+/// it loads (the rehearsal's caches are made from them).
 pub struct CachingLoader {
     inner: HostModuleLoader,
-    caches: CodeCaches,
+    caches: RefCell<CodeCaches>,
+    loaded: RefCell<Vec<(String, String)>>,
 }
 
 impl CachingLoader {
@@ -88,7 +54,8 @@ impl CachingLoader {
     pub fn new(caches: CodeCaches) -> Self {
         Self {
             inner: HostModuleLoader::new(None),
-            caches,
+            caches: RefCell::new(caches),
+            loaded: RefCell::default(),
         }
     }
 }
@@ -110,13 +77,22 @@ impl ModuleLoader for CachingLoader {
         options: ModuleLoadOptions,
     ) -> ModuleLoadResponse {
         let mut response = self.inner.load(url, referrer, options);
-        if let (ModuleLoadResponse::Sync(Ok(source)), Some(cache)) =
-            (&mut response, self.caches.get(url.as_str()))
-        {
-            source.code_cache = Some(SourceCodeCacheInfo {
-                hash: 0,
-                data: Some(Cow::Owned(cache.clone())),
-            });
+        if let ModuleLoadResponse::Sync(Ok(source)) = &mut response {
+            // A module loads once per runtime: its cache is handed over.
+            if let Some(cache) = self.caches.borrow_mut().remove(url.as_str()) {
+                source.code_cache = Some(SourceCodeCacheInfo {
+                    hash: 0,
+                    data: Some(Cow::Owned(cache)),
+                });
+            }
+            // JSON modules are not compiled: V8 has no code of theirs to cache.
+            if let (ModuleType::JavaScript, ModuleSourceCode::String(code)) =
+                (&source.module_type, &source.code)
+            {
+                self.loaded
+                    .borrow_mut()
+                    .push((url.to_string(), code.as_str().to_owned()));
+            }
         }
         response
     }
@@ -154,10 +130,7 @@ pub fn rehearse(set: &SnapshotSet, extensions: Vec<Extension>) -> Result<CodeCac
         .build()
         .map_err(|e| format!("no tokio runtime: {e}"))?;
     let _entered = tokio.enter();
-    let loader = Rc::new(RecordingLoader {
-        inner: HostModuleLoader::new(None),
-        loaded: RefCell::default(),
-    });
+    let loader = Rc::new(CachingLoader::new(CodeCaches::new()));
     let mut runtime = JsRuntime::new(RuntimeOptions {
         extensions,
         module_loader: Some(loader.clone()),
