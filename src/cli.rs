@@ -89,7 +89,7 @@ pub enum Command {
     /// JSON line (internal: what `bench --server-host` asks the other
     /// machine's fwbench).
     #[command(hide = true)]
-    HostFacts,
+    MachineFacts,
 }
 
 /// Which rows a command covers: frameworks × scenarios, and the request
@@ -413,8 +413,8 @@ pub struct ServeArgs {
     pub stop_on_stdin_eof: bool,
 }
 
-/// Parses `--max-header-bytes`, refusing what hyper cannot honour (issue
-/// 30, I: below its minimum the limit was silently raised).
+/// Parses `--max-header-bytes`, refusing what hyper cannot honour (below
+/// its minimum the limit was silently raised).
 fn parse_header_bytes(text: &str) -> Result<usize, String> {
     let min = crate::adapter::MIN_HEADER_BYTES;
     match text.trim().parse::<usize>() {

@@ -17,7 +17,8 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`sweep`]: `sweep`, the cost of one more middleware link;
 - [`k8s`]: `k8s-job`, the Kubernetes Jobs of a load cut into N pods;
 - [`report`]: the results model, its writers and `compare`;
-- [`serve`], [`jstest`]: the `serve` and `test` commands;
+- [`serve`], [`jstest`]: the `serve` and `test` commands; [`in_runtime`]:
+  `serve --in-runtime`, a JS row's cost without the transport;
 - [`cli`]: the command line (clap); [`capped_read`]: files it names, read
   up to a size cap;
 - [`units`]: how times are written for people; [`process_start`]: when
@@ -30,9 +31,9 @@ pub mod bench;
 pub mod capped_read;
 pub mod cli;
 pub mod engine;
-pub mod framework_cost;
 pub mod frameworks;
 pub mod header_sets;
+pub mod in_runtime;
 pub mod jstest;
 pub mod k8s;
 pub mod load;

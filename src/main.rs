@@ -58,8 +58,8 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::Sweep(args) => sweep::run(&args),
         cli::Command::Check(args) => bench::check(&args, &mut std::io::stdout().lock()),
         cli::Command::List => bench::list().map(|()| Outcome::Passed),
-        cli::Command::HostFacts => {
-            bench::remote::print_host_facts(&mut std::io::stdout().lock()).map(|()| Outcome::Passed)
+        cli::Command::MachineFacts => {
+            bench::remote::print_machine_facts(&mut std::io::stdout().lock()).map(|()| Outcome::Passed)
         }
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)

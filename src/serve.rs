@@ -13,7 +13,7 @@ use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
-use crate::{framework_cost, native, process_start, scenario};
+use crate::{in_runtime, native, process_start, scenario};
 
 /// What `serve` runs.
 enum Target {
@@ -27,6 +27,24 @@ enum Target {
         scenario: String,
         depth: Option<usize>,
     },
+}
+
+/// A server that is up: what its banner says of it, and what is kept to
+/// stop it and to answer the telemetry channel.
+struct Running {
+    /// What it serves (`scenario hello for hono`, an app's file).
+    display: String,
+    /// How it serves: `fetch app`, `express app`, …, or `native`.
+    style: String,
+    /// The engine's name, or `native Rust`.
+    engine: &'static str,
+    /// Its worker threads, shut down on the stop signal.
+    workers: adapter::Workers,
+    /// Their heap counters and request times (empty for a native row).
+    telemetry: adapter::ServerTelemetry,
+    /// When the last runtime was ready and the last worker had loaded the
+    /// app (JS rows only).
+    loaded: Option<(Instant, Instant)>,
 }
 
 /// Runs `fwbench serve`.
@@ -49,7 +67,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         scenario.depth = args.depth.map(usize::from);
         scenario.headers = args.headers;
         scenario.without = args.without.clone();
-        return framework_cost::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
+        return in_runtime::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
     }
     let address = SocketAddr::new(args.host, args.port);
     let listener = TcpListener::bind(address).with_context(|| {
@@ -63,7 +81,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("failed to start the signal handler")?;
     let mut stop = Box::pin(signals.block_on(async { stop_signal(args.stop_on_stdin_eof) })?);
-    let (display, style, engine_name, workers, telemetry, loaded) = match target {
+    let running = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
             // Loading runs app code, which may hang until a limit stops it:
@@ -87,41 +105,44 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 Some(Err(_)) => bail!("the server stopped before the app was loaded"),
                 None => bail!("stopped by a signal while {display} was still loading"),
             };
-            (
+            Running {
                 display,
-                format!("{} app", server.app_style),
-                engine::engine_name(),
-                server.workers,
-                server.telemetry,
-                Some((server.runtime_ready, server.app_loaded)),
-            )
+                style: format!("{} app", server.app_style),
+                engine: engine::engine_name(),
+                workers: server.workers,
+                telemetry: server.telemetry,
+                loaded: Some((server.runtime_ready, server.app_loaded)),
+            }
         }
         Target::Native {
             name,
             server,
             scenario,
             depth,
-        } => {
-            let workers = native::start(server, &scenario, depth, listener, config.clone())?;
-            let display = format!("scenario {scenario} for {name}");
-            let telemetry = adapter::ServerTelemetry::default();
-            (
-                display,
-                "native".to_owned(),
-                "native Rust",
-                workers,
-                telemetry,
-                None,
-            )
-        }
+        } => Running {
+            workers: native::start(server, &scenario, depth, listener, config.clone())?,
+            display: format!("scenario {scenario} for {name}"),
+            style: "native".to_owned(),
+            engine: "native Rust",
+            telemetry: adapter::ServerTelemetry::default(),
+            loaded: None,
+        },
     };
+    let Running {
+        display,
+        style,
+        engine,
+        workers,
+        telemetry,
+        loaded,
+    } = running;
     if let Some(fd) = args.telemetry_fd {
         open_telemetry(fd, telemetry)?;
     }
     let loaded =
         loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
     println!(
-        "fwbench serving {display} ({style}) on http://{bound}/ with {} worker{} [{engine_name}] · {}",
+        "fwbench serving {display} ({style}) on http://{bound}/ with {} worker{} [{engine}] · {}",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
         startup_note(loaded, process_start::elapsed_at(Instant::now())),

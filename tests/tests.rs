@@ -16,6 +16,7 @@ mod bench;
 mod frameworks;
 mod host;
 mod k8s;
+mod layout;
 mod load;
 mod remote;
 mod report;

@@ -2,7 +2,7 @@
 //! list, and its framing (`Content-Length`, `Transfer-Encoding`), checked
 //! here where a bad one can still be answered 500 and logged. hyper would
 //! otherwise refuse to write such a head and close the connection without
-//! a word (README, "Serve an app").
+//! a word (docs/reference.md, "Answers the host will not send: 500").
 
 use bytes::Bytes;
 use deno_error::JsErrorBox;

@@ -1,7 +1,7 @@
 //! A streamed response JS is still writing: the sender that feeds its body,
 //! and the content-length its head declared, which the stream is held to.
 //!
-//! The rule (README, "Serve an app"): a streamed body that fails, or sends
+//! The rule (docs/reference.md, "Streamed answers and closing"): a streamed body that fails, or sends
 //! more or fewer bytes than its head declares, never ends like a complete
 //! response. Once its head is out, the connection is cut (one log line); a
 //! chunk past the declared length is not sent. Two pieces make that hold

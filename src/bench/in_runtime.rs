@@ -1,5 +1,5 @@
 //! A JS row's cost without the transport, as `bench` measures it after the
-//! rounds: `fwbench serve --in-runtime` (framework_cost.rs) in a child
+//! rounds: `fwbench serve --in-runtime` (src/in_runtime.rs) in a child
 //! process pinned like the row's server (on the server host with
 //! `--server-host`), its one JSON line read back.
 
@@ -7,10 +7,11 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::Duration;
 
+use super::exit::WaitTimeout;
 use super::remote::EXIT_MARKER;
-use super::server::{ServerSpec, WaitTimeout};
-use crate::framework_cost::InRuntimeReport;
-use crate::report::anatomy::InRuntimeCost;
+use super::spec::ServerSpec;
+use crate::in_runtime::InRuntimeReport;
+use crate::report::cost::InRuntimeCost;
 
 /// How long loading the app may take on top of the run itself.
 const LOAD_ALLOWANCE: Duration = Duration::from_secs(30);
@@ -57,7 +58,8 @@ fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<
         "--in-runtime-warmup".into(),
         format!("{}ms", warmup.as_millis()),
     ]);
-    let mut command = spec.command(&args, None)?;
+    // It ends by itself: stdin stays closed, here or on another machine.
+    let (mut command, _) = spec.command(&args, None)?;
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

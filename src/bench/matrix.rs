@@ -37,6 +37,19 @@ pub struct MatrixRow<'a> {
     pub not_run: Option<NotRun>,
 }
 
+impl MatrixRow<'_> {
+    /// The scenario's data when the row runs, or why it does not (a
+    /// scenario that did not load fails each of its rows). `check` and
+    /// `bench` both decide from this.
+    pub fn runnable(&self) -> Result<&ScenarioInfo, NotRun> {
+        match (&self.not_run, &self.scenario.info) {
+            (Some(not_run), _) => Err(not_run.clone()),
+            (None, Ok(info)) => Ok(info),
+            (None, Err(error)) => Err(NotRun::Failed(error.clone())),
+        }
+    }
+}
+
 /// The frameworks and scenarios a command covers, scenarios loaded.
 /// Serializes as the names of both (a scenario file by its path).
 pub struct Matrix {

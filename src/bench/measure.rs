@@ -17,7 +17,7 @@ use super::server::ServerProcess;
 use crate::adapter::{LatencyTail, ServerSnapshot};
 use crate::engine::HeapSnapshot;
 use crate::load::{self, ExpectHeader, Expectations, LoadPlan, LoadReport, RequestSpec, WindowEdge};
-use crate::report::anatomy::{HeapCost, RequestCost, ServerTime};
+use crate::report::cost::{HeapCost, RequestCost, ServerTime};
 use crate::report::Round;
 use crate::scenario::ScenarioInfo;
 
@@ -34,7 +34,11 @@ pub fn measure(
 ) -> anyhow::Result<LoadReport> {
     let url = format!("http://{addr}{}", info.request.path);
     // The server host's address is one the user named (--server-host).
-    let allowed: Vec<_> = plan.server_host.iter().map(|host| host.address.into()).collect();
+    let allowed: Vec<_> = plan
+        .server_machine
+        .iter()
+        .map(|host| host.address.into())
+        .collect();
     let mut load = LoadPlan::new_allowing(&url, &allowed)?;
     load.request = RequestSpec {
         method: info.request.method.clone(),

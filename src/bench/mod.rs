@@ -4,19 +4,27 @@
 //!
 //! - `plan.rs`: [`BenchPlan`], `bench`'s flags validated before anything
 //!   starts; `cpus.rs` the CPU sets; `matrix.rs` the rows.
-//! - `server.rs`: one row's server process; `row.rs`: bringing a row up
-//!   (start, validate, the typed [`RowFailure`]), for `check` and `bench`.
+//! - `spec.rs`: what a row's server is (its `serve` command line, CPUs and
+//!   machine); `server.rs`: its running process, started and stopped
+//!   through `launch.rs` (here, or on another machine), its banner read by
+//!   `banner.rs` and its end told by `exit.rs`; `row.rs`: bringing a row
+//!   up (start, validate, the typed [`RowFailure`]), for `check` and
+//!   `bench`.
 //! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
 //!   `cpu_time.rs` how busy and how held back the server was during it; `output.rs` the files
 //!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
 //! - `remote.rs`: `--server-host`, the row servers on another machine over
-//!   SSH (checked before any row, started through `server.rs`).
+//!   SSH (checked before any row; its command built there, launched
+//!   through `launch.rs`).
 
+mod banner;
 mod clock;
 mod cpu_time;
 pub mod cpus;
+mod exit;
 mod in_runtime;
+mod launch;
 mod machine;
 pub mod matrix;
 mod measure;
@@ -28,6 +36,7 @@ pub mod remote;
 pub mod row;
 mod run;
 pub mod server;
+pub mod spec;
 mod telemetry;
 
 pub use plan::BenchPlan;
@@ -39,7 +48,7 @@ use crate::frameworks::{self, RowKind};
 use crate::outcome::Outcome;
 use crate::report::printable;
 use crate::scenario::Suite;
-use server::ServerSpec;
+use spec::ServerSpec;
 
 /// `fwbench check`: validates every row against its scenario's
 /// expectations, writes one line per row (with its start-up time) to
@@ -49,7 +58,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
         .enable_all()
         .build()?;
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
-    let host = remote::ServerHost::connect(&args.remote)?.map(std::sync::Arc::new);
+    let machine = remote::ServerMachine::connect(&args.remote)?.map(std::sync::Arc::new);
     let rows = matrix.rows();
     let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let scenario_width = matrix
@@ -62,31 +71,21 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
     let (mut failed, mut skipped) = (0, 0);
     for row in &rows {
         let name = &row.scenario.source.label();
-        let outcome = match (&row.not_run, &row.scenario.info) {
-            (Some(matrix::NotRun::Skipped(reason)), _) => {
+        let outcome = match row.runnable() {
+            Err(matrix::NotRun::Skipped(reason)) => {
                 skipped += 1;
                 writeln!(
                     out,
                     "skip    {:<scenario_width$} {:<width$}  {}",
                     printable(name),
                     row.framework.name,
-                    printable(reason)
+                    printable(&reason)
                 )?;
                 continue;
             }
-            (Some(matrix::NotRun::Failed(reason)), _) => Err(RowFailure::NotRunnable(reason.clone())),
-            (None, Err(error)) => Err(RowFailure::NotRunnable(error.clone())),
-            (None, Ok(info)) => {
-                let spec = ServerSpec {
-                    framework: row.framework.name.to_owned(),
-                    scenario: row.scenario.source.url_arg(),
-                    depth: row.scenario.source.depth,
-                    without: row.scenario.source.without.clone(),
-                    headers: row.scenario.source.headers,
-                    workers: 1,
-                    cpus: Vec::new(),
-                    host: host.clone(),
-                };
+            Err(matrix::NotRun::Failed(reason)) => Err(RowFailure::NotRunnable(reason)),
+            Ok(info) => {
+                let spec = ServerSpec::for_row(row, 1, Vec::new(), machine.clone());
                 row::start_and_validate(&spec, info, args.start_timeout, &runtime).map(|started| {
                     let ms = |d: std::time::Duration| crate::units::start_up(d.as_secs_f64());
                     let split = started.loaded.map(|loaded| {

@@ -63,7 +63,7 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
     }
     println!(
         "\nwall time {:.0} s; reports in {} (report.json, report.md, report.csv, chart.svg, {}hdr/)",
-        report.wall_time_s,
+        report.header.wall_time_s,
         out_dir.display(),
         if anatomy_drawn { "anatomy.svg, " } else { "" }
     );

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::clock;
 use super::cpus::CpuSets;
 use super::matrix::Matrix;
-use super::remote::ServerHost;
+use super::remote::ServerMachine;
 use crate::cli::{BenchArgs, RunArgs};
 
 /// Everything a bench run needs, validated.
@@ -38,8 +38,12 @@ pub struct BenchPlan {
     pub cpus: CpuSets,
     /// The machine the row servers run on (`--server-host`), checked;
     /// `None`: this one.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "as_host")]
-    pub server_host: Option<std::sync::Arc<ServerHost>>,
+    #[serde(
+        rename = "server_host",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "as_machine"
+    )]
+    pub server_machine: Option<std::sync::Arc<ServerMachine>>,
     /// How long a row's server may take to listen (per attempt).
     #[serde(rename = "start_timeout_s", serialize_with = "as_secs")]
     pub start_timeout: Duration,
@@ -75,8 +79,8 @@ impl BenchPlan {
     /// The plan for `matrix` (already resolved) measured as `args` say;
     /// with `--server-host`, that host checked over SSH.
     pub fn new(matrix: Matrix, args: &RunArgs) -> anyhow::Result<BenchPlan> {
-        let server_host = ServerHost::connect(&args.remote)?.map(std::sync::Arc::new);
-        let cpus = match &server_host {
+        let server_machine = ServerMachine::connect(&args.remote)?.map(std::sync::Arc::new);
+        let cpus = match &server_machine {
             Some(host) => CpuSets::resolve_remote(
                 args.server_cpus.as_deref(),
                 args.load_cpus.as_deref(),
@@ -103,7 +107,7 @@ impl BenchPlan {
             rounds: args.rounds,
             workers: args.workers.into(),
             cpus,
-            server_host,
+            server_machine,
             start_timeout: args.start_timeout,
             out_dir,
             json: args.json.clone(),
@@ -126,11 +130,11 @@ fn check_parent(flag: &str, file: &Path) -> anyhow::Result<()> {
     }
 }
 
-fn as_host<S: serde::Serializer>(
-    host: &Option<std::sync::Arc<ServerHost>>,
+fn as_machine<S: serde::Serializer>(
+    machine: &Option<std::sync::Arc<ServerMachine>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    host.as_deref().serialize(serializer)
+    machine.as_deref().serialize(serializer)
 }
 
 fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {

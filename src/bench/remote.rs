@@ -2,10 +2,10 @@
 //! with the system's OpenSSH client (`ssh`, so the user's own
 //! `~/.ssh/config`, keys and agent apply), and loaded from here.
 //!
-//! Before any row starts, [`ServerHost::connect`] asks `ssh -G` where the
+//! Before any row starts, [`ServerMachine::connect`] asks `ssh -G` where the
 //! destination really is (an alias in `~/.ssh/config` resolves there), runs
 //! the remote fwbench's `--version` and refuses a different one, reads
-//! that machine's CPU, kernel and CPUs (`fwbench host-facts`), and times a
+//! that machine's CPU, kernel and CPUs (`fwbench machine-facts`), and times a
 //! few TCP connects to its SSH port: what the report records about the
 //! other machine and the network path. Any failure here is a set-up error
 //! (exit 2) with ssh's own message, so a host that refuses SSH stops the
@@ -13,7 +13,7 @@
 //!
 //! Each row's server is then `ssh … sh -c '"$@"; …' [env FWBENCH_…=…]
 //! taskset -c CPUS fwbench serve --host 0.0.0.0 --stop-on-stdin-eof …`
-//! ([`ServerHost::command`]), this run's engine switches passed on:
+//! ([`ServerMachine::command`]), this run's engine switches passed on:
 //! - `BatchMode=yes`, so ssh fails instead of asking for a password;
 //! - no pty (`-T`): the banner arrives on stdout and the messages on
 //!   stderr, apart, as from a local server;
@@ -46,37 +46,37 @@ const CONNECT_TIMEOUT_S: u32 = 10;
 /// How many TCP connects time the network path.
 const RTT_SAMPLES: usize = 15;
 
-/// What `fwbench host-facts` prints: the machine, for the report, and the
+/// What `fwbench machine-facts` prints: the machine, for the report, and the
 /// CPUs a server may be pinned to there, for `--server-cpus`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HostFacts {
+pub struct MachineFacts {
     /// CPU model, logical CPUs, kernel, OS.
     pub machine: MachineInfo,
     /// The CPUs a process there may run on.
     pub cpus: Vec<usize>,
 }
 
-impl HostFacts {
+impl MachineFacts {
     /// This machine's facts.
-    pub fn here() -> HostFacts {
-        HostFacts {
+    pub fn here() -> MachineFacts {
+        MachineFacts {
             machine: super::machine::describe(),
             cpus: super::cpus::allowed_cpus(),
         }
     }
 }
 
-/// `fwbench host-facts` (hidden): this machine's facts as one JSON line,
+/// `fwbench machine-facts` (hidden): this machine's facts as one JSON line,
 /// for a `bench --server-host` on another machine.
-pub fn print_host_facts(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    serde_json::to_writer(&mut *out, &HostFacts::here())?;
+pub fn print_machine_facts(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, &MachineFacts::here())?;
     writeln!(out)?;
     Ok(())
 }
 
 /// The machine the row servers run on, checked and described.
 #[derive(Debug, Clone, Serialize)]
-pub struct ServerHost {
+pub struct ServerMachine {
     /// The SSH destination as given.
     pub destination: String,
     /// Extra `ssh -o` options, in order.
@@ -90,37 +90,37 @@ pub struct ServerHost {
     ssh_port: u16,
     /// What the remote fwbench said about its machine.
     #[serde(skip)]
-    pub facts: HostFacts,
+    pub facts: MachineFacts,
 }
 
-impl ServerHost {
+impl ServerMachine {
     /// Checks `args.server_host` (`None` without one): where it is, that
     /// SSH gets in without a prompt, that its fwbench is this one's
     /// version, and what machine it is. Every failure says what to do.
-    pub fn connect(args: &RemoteArgs) -> anyhow::Result<Option<ServerHost>> {
+    pub fn connect(args: &RemoteArgs) -> anyhow::Result<Option<ServerMachine>> {
         let Some(destination) = args.server_host.clone() else {
             return Ok(None);
         };
         if destination.starts_with('-') {
             bail!("--server-host {destination:?}: expected user@host or a host name, not an option");
         }
-        let mut host = ServerHost {
+        let mut machine = ServerMachine {
             destination,
             ssh_options: args.ssh_options.clone(),
             remote_bin: args.remote_bin.clone(),
             address: IpAddr::from([0, 0, 0, 0]),
             ssh_port: 22,
-            facts: HostFacts {
+            facts: MachineFacts {
                 machine: MachineInfo::default(),
                 cpus: Vec::new(),
             },
         };
-        let (address, port) = host.resolve()?;
-        host.address = address;
-        host.ssh_port = port;
-        host.check_version()?;
-        host.facts = host.read_facts()?;
-        Ok(Some(host))
+        let (address, port) = machine.resolve()?;
+        machine.address = address;
+        machine.ssh_port = port;
+        machine.check_version()?;
+        machine.facts = machine.read_facts()?;
+        Ok(Some(machine))
     }
 
     /// `ssh` with the options every call uses, up to the destination.
@@ -227,11 +227,11 @@ impl ServerHost {
     }
 
     /// The remote machine's facts, from its fwbench.
-    fn read_facts(&self) -> anyhow::Result<HostFacts> {
-        let output = self.run(&[&self.remote_bin, "host-facts"])?;
+    fn read_facts(&self) -> anyhow::Result<MachineFacts> {
+        let output = self.run(&[&self.remote_bin, "machine-facts"])?;
         if !output.status.success() {
             bail!(
-                "--server-host {}: `{} host-facts` failed there: {}",
+                "--server-host {}: `{} machine-facts` failed there: {}",
                 self.destination,
                 self.remote_bin,
                 last_words(&output.stderr)
@@ -239,7 +239,7 @@ impl ServerHost {
         }
         serde_json::from_slice(&output.stdout).with_context(|| {
             format!(
-                "--server-host {}: unreadable answer from `{} host-facts`",
+                "--server-host {}: unreadable answer from `{} machine-facts`",
                 self.destination, self.remote_bin
             )
         })
@@ -303,7 +303,7 @@ impl ServerHost {
         })
     }
 
-    /// What the report says about this host.
+    /// What the report says about this machine.
     pub fn info(&self, rtt: Option<RoundTrips>) -> ServerHostInfo {
         ServerHostInfo {
             destination: self.destination.clone(),
@@ -369,16 +369,6 @@ fn one_line(text: &str) -> String {
     text.lines().map(str::trim).collect::<Vec<_>>().join("; ")
 }
 
-/// How a remote server ended, from the wrapper's line: `sh` reports a
-/// process killed by signal N as status 128 + N.
-pub fn exit_from_marker(line: &str) -> Option<super::server::Exit> {
-    let status: i32 = line.strip_prefix(EXIT_MARKER)?.trim().parse().ok()?;
-    Some(match status {
-        129..=192 => super::server::Exit::Signal(status - 128),
-        _ => super::server::Exit::Status(status),
-    })
-}
-
 /// Reads the SSH server's greeting, closes our side and reads until the
 /// server has closed its own (each step at most a second), so the probe's
 /// connection is gone from sshd's count before the next one is made.
@@ -400,7 +390,6 @@ fn end_politely(mut stream: TcpStream) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::server::Exit;
 
     #[test]
     fn words_reach_the_remote_shell_unchanged() {
@@ -418,24 +407,16 @@ mod tests {
     }
 
     #[test]
-    fn the_wrappers_exit_line_says_status_or_signal() {
-        assert_eq!(exit_from_marker("fwbench-remote-exit 0"), Some(Exit::Status(0)));
-        assert_eq!(exit_from_marker("fwbench-remote-exit 3"), Some(Exit::Status(3)));
-        assert_eq!(exit_from_marker("fwbench-remote-exit 137"), Some(Exit::Signal(9)));
-        assert_eq!(exit_from_marker("app.js:3 TypeError"), None);
-    }
-
-    #[test]
     fn the_remote_command_pins_and_reports_its_exit() {
-        let host = ServerHost {
+        let machine = ServerMachine {
             destination: "root@10.231.0.1".into(),
             ssh_options: vec!["Port=2222".into()],
             remote_bin: "/opt/fwbench".into(),
             address: "10.231.0.1".parse().unwrap(),
             ssh_port: 22,
-            facts: HostFacts::here(),
+            facts: MachineFacts::here(),
         };
-        let command = host.command(&["serve".into(), "--port".into(), "0".into()], &[1, 3]);
+        let command = machine.command(&["serve".into(), "--port".into(), "0".into()], &[1, 3]);
         let args: Vec<_> = command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())

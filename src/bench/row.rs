@@ -6,8 +6,11 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::banner::LoadedAt;
+use super::exit::Exit;
 use super::probe;
-use super::server::{Exit, LoadedAt, NotStarted, ServerProcess, ServerSpec, StartError};
+use super::server::{NotStarted, ServerProcess, StartError};
+use super::spec::ServerSpec;
 use crate::scenario::{self, ScenarioInfo};
 
 /// How long the validation request may take: generous, since on a loaded

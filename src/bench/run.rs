@@ -14,7 +14,8 @@ use super::measure::{measure, server_cores, to_round, RoundWindow};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
-use super::server::{ServerProcess, ServerSpec};
+use super::server::ServerProcess;
+use super::spec::ServerSpec;
 use super::{clock, cpus, in_runtime, machine, output};
 use crate::cli::BenchArgs;
 use crate::load;
@@ -107,7 +108,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     if !interrupted && !plan.in_runtime.is_zero() {
         measure_in_runtime(plan, &stopped, &mut report, &cancel);
     }
-    report.wall_time_s = started.elapsed().as_secs_f64();
+    report.header.wall_time_s = started.elapsed().as_secs_f64();
     Ok(MeasuredPlan { report, interrupted })
 }
 
@@ -132,12 +133,12 @@ fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
         clock::rfc3339_now(),
     );
     report.header_sets = plan.matrix.header_sets();
-    if let Some(host) = &plan.server_host {
+    if let Some(host) = &plan.server_machine {
         eprintln!(
             "fwbench bench: row servers on {} ({}), timing the network path",
             host.destination, host.address
         );
-        report.server_host = Some(host.info(host.round_trips()));
+        report.header.server_host = Some(host.info(host.round_trips()));
     }
     report.warnings.extend(plan.cpus.not_pinned.clone());
     Ok(report)
@@ -161,41 +162,26 @@ fn start_rows(
         let framework = row.framework.name;
         let scenario = row.scenario.source.label();
         let kind = row.framework.kind();
-        let info = match (&row.not_run, &row.scenario.info) {
-            (Some(NotRun::Skipped(_)), _) => continue,
-            (Some(NotRun::Failed(reason)), _) => {
+        let info = match row.runnable() {
+            Ok(info) => info,
+            Err(NotRun::Skipped(_)) => continue,
+            Err(NotRun::Failed(reason)) => {
                 fail(
                     report,
                     framework,
                     &scenario,
                     kind,
-                    &RowFailure::NotRunnable(reason.clone()),
-                );
-                continue;
-            }
-            (None, Ok(info)) => info,
-            // The matrix fails every row of a scenario that did not load.
-            (None, Err(error)) => {
-                fail(
-                    report,
-                    framework,
-                    &scenario,
-                    kind,
-                    &RowFailure::NotRunnable(error.clone()),
+                    &RowFailure::NotRunnable(reason),
                 );
                 continue;
             }
         };
-        let spec = ServerSpec {
-            framework: framework.to_owned(),
-            scenario: row.scenario.source.url_arg(),
-            depth: row.scenario.source.depth,
-            without: row.scenario.source.without.clone(),
-            headers: row.scenario.source.headers,
-            workers: plan.workers,
-            cpus: plan.cpus.for_servers(),
-            host: plan.server_host.clone(),
-        };
+        let spec = ServerSpec::for_row(
+            row,
+            plan.workers,
+            plan.cpus.for_servers(),
+            plan.server_machine.clone(),
+        );
         match row::start_and_validate(&spec, info, plan.start_timeout, tokio) {
             Ok(started) => {
                 if let Some(first) = &started.retried_after {

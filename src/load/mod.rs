@@ -83,6 +83,7 @@ pub use target::{
     is_loopback, parse_target, parse_target_allowing, url_host, AllowedHost, Target, TargetError,
 };
 pub use validate::{ExpectHeader, Expectations, MismatchKind};
+pub use worker::WindowEdge;
 
 /// Why a load run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -131,16 +132,6 @@ pub fn execute(plan: &LoadPlan) -> Result<LoadReport, LoadError> {
 /// up to `--timeout` to finish.
 pub fn execute_until(plan: &LoadPlan, cancel: Arc<AtomicBool>) -> Result<LoadReport, LoadError> {
     execute_observed(plan, cancel, &mut |_| {})
-}
-
-/// An edge of the measurement window: the warm-up is over, or the last
-/// measured request is answered (or failed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WindowEdge {
-    /// The warm-up has ended: requests sent from now on are measured.
-    Start,
-    /// Every worker has finished: nothing is in flight any more.
-    End,
 }
 
 /// [`execute_until`], calling `window` at each edge of the measurement

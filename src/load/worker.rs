@@ -36,7 +36,16 @@ use super::limits::HARD_CAP;
 use super::pacer::Pacer;
 use super::plan::LoadPlan;
 use super::validate::Checker;
-use super::WindowEdge;
+
+/// An edge of the measurement window: the warm-up is over, or the last
+/// measured request is answered (or failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEdge {
+    /// The warm-up has ended: requests sent from now on are measured.
+    Start,
+    /// Every worker has finished: nothing is in flight any more.
+    End,
+}
 
 /// A connection that failed to connect this many times in a row stops
 /// trying (with the backoff below that is about a second), so a server that

@@ -21,8 +21,9 @@ use std::io::{self, Write};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::anatomy::{CostSummary, InRuntimeCost};
+use super::cost::InRuntimeCost;
 use super::model::BenchReport;
+use super::summary::CostSummary;
 use super::summary::Summary;
 use super::svg::{draw_title, TITLE_HEIGHT};
 
@@ -160,7 +161,7 @@ fn draw(
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (title, rest) = root.split_vertically(TITLE_HEIGHT);
-    draw_title(&title, &report.tool, &report.machine, &report.started_at)?;
+    draw_title(&title, &report.header)?;
     let (legend, mut rest) = rest.split_vertically(LEGEND_HEIGHT);
     let drawn: Vec<Part> = Part::ALL
         .into_iter()
@@ -254,7 +255,7 @@ fn draw_panel(panel: &DrawingArea<SVGBackend<'_>, Shift>, scenario: &str, bars: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::anatomy::HeapCost;
+    use crate::report::cost::HeapCost;
 
     fn cost(user: f64, sys: f64, gc: Option<f64>) -> CostSummary {
         CostSummary {

@@ -241,13 +241,13 @@ fn union(first: &[String], second: &[String]) -> Vec<String> {
 
 fn about(report: &BenchReport) -> String {
     let mut parts = vec![
-        format!("fwbench {}", report.tool.fwbench_version),
-        format!("engine {}", report.tool.engine),
+        format!("fwbench {}", report.header.tool.fwbench_version),
+        format!("engine {}", report.header.tool.engine),
     ];
-    if !report.machine.cpu_model.is_empty() {
-        parts.push(report.machine.cpu_model.clone());
+    if !report.header.machine.cpu_model.is_empty() {
+        parts.push(report.header.machine.cpu_model.clone());
     }
-    parts.push(format!("started {}", report.started_at));
+    parts.push(format!("started {}", report.header.started_at));
     parts.join(", ")
 }
 
@@ -262,20 +262,24 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
     };
     differ(
         "fwbench",
-        a.tool.fwbench_version.clone(),
-        b.tool.fwbench_version.clone(),
+        a.header.tool.fwbench_version.clone(),
+        b.header.tool.fwbench_version.clone(),
     );
-    differ("engine", a.tool.engine.clone(), b.tool.engine.clone());
+    differ(
+        "engine",
+        a.header.tool.engine.clone(),
+        b.header.tool.engine.clone(),
+    );
     for (label, ma, mb) in [
         (
             "framework",
-            &a.tool.framework_versions,
-            &b.tool.framework_versions,
+            &a.header.tool.framework_versions,
+            &b.header.tool.framework_versions,
         ),
         (
             "dependency",
-            &a.tool.dependency_versions,
-            &b.tool.dependency_versions,
+            &a.header.tool.dependency_versions,
+            &b.header.tool.dependency_versions,
         ),
     ] {
         for name in union(
@@ -288,23 +292,31 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
             differ(&format!("{label} {name}"), version(ma), version(mb));
         }
     }
-    differ("CPU", a.machine.cpu_model.clone(), b.machine.cpu_model.clone());
+    differ(
+        "CPU",
+        a.header.machine.cpu_model.clone(),
+        b.header.machine.cpu_model.clone(),
+    );
     differ(
         "logical CPUs",
-        a.machine.logical_cpus.to_string(),
-        b.machine.logical_cpus.to_string(),
+        a.header.machine.logical_cpus.to_string(),
+        b.header.machine.logical_cpus.to_string(),
     );
-    differ("kernel", a.machine.kernel.clone(), b.machine.kernel.clone());
-    differ("OS", a.machine.os.clone(), b.machine.os.clone());
+    differ(
+        "kernel",
+        a.header.machine.kernel.clone(),
+        b.header.machine.kernel.clone(),
+    );
+    differ("OS", a.header.machine.os.clone(), b.header.machine.os.clone());
     differ(
         "server CPUs",
-        format::cpus(&a.pinning.server_cpus),
-        format::cpus(&b.pinning.server_cpus),
+        format::cpus(&a.header.pinning.server_cpus),
+        format::cpus(&b.header.pinning.server_cpus),
     );
     differ(
         "load CPUs",
-        format::cpus(&a.pinning.load_cpus),
-        format::cpus(&b.pinning.load_cpus),
+        format::cpus(&a.header.pinning.load_cpus),
+        format::cpus(&b.header.pinning.load_cpus),
     );
     // Different request headers are a different experiment, per scenario.
     for scenario in union(&a.scenarios, &b.scenarios) {
@@ -317,8 +329,12 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
         }
     }
     let applied = |applied: bool| if applied { "applied" } else { "not applied" }.to_owned();
-    differ("pinning", applied(a.pinning.applied), applied(b.pinning.applied));
-    match (a.options.as_object(), b.options.as_object()) {
+    differ(
+        "pinning",
+        applied(a.header.pinning.applied),
+        applied(b.header.pinning.applied),
+    );
+    match (a.header.options.as_object(), b.header.options.as_object()) {
         (Some(oa), Some(ob)) => {
             let keys = union(
                 &oa.keys().cloned().collect::<Vec<_>>(),
@@ -331,7 +347,11 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
                 differ(&format!("option {key}"), value(oa), value(ob));
             }
         }
-        _ => differ("options", a.options.to_string(), b.options.to_string()),
+        _ => differ(
+            "options",
+            a.header.options.to_string(),
+            b.header.options.to_string(),
+        ),
     }
     lines
 }

@@ -17,9 +17,7 @@ use serde::Serialize;
 
 use crate::capped_read::{mib, read_capped, CappedReadError};
 
-use super::model::{
-    BenchReport, MachineInfo, Pinning, Row, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
-};
+use super::model::{BenchReport, Row, RunHeader, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION};
 use super::summary::{FrameworkSummary, RowSummary, Summary};
 
 /// What the JSON file holds: the report's fields, each row with its
@@ -27,14 +25,8 @@ use super::summary::{FrameworkSummary, RowSummary, Summary};
 #[derive(Serialize)]
 struct Written<'a> {
     schema_version: u32,
-    tool: &'a ToolInfo,
-    machine: &'a MachineInfo,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    server_host: &'a Option<crate::report::ServerHostInfo>,
-    pinning: &'a Pinning,
-    options: &'a serde_json::Value,
-    started_at: &'a str,
-    wall_time_s: f64,
+    #[serde(flatten)]
+    header: &'a RunHeader,
     scenarios: &'a [String],
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     header_sets: &'a std::collections::BTreeMap<String, String>,
@@ -65,13 +57,7 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     // left out of the file unnoticed: this stops compiling instead.
     let BenchReport {
         schema_version,
-        tool,
-        machine,
-        server_host,
-        pinning,
-        options,
-        started_at,
-        wall_time_s,
+        header,
         scenarios,
         header_sets,
         frameworks,
@@ -81,13 +67,7 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     let summary = Summary::of(report);
     let written = Written {
         schema_version: *schema_version,
-        tool,
-        machine,
-        server_host,
-        pinning,
-        options,
-        started_at,
-        wall_time_s: *wall_time_s,
+        header,
         scenarios,
         header_sets,
         frameworks,

@@ -28,7 +28,7 @@ use fwbench::report::{self, BenchReport, Percentiles, Round, RowKind};
 let mut run = BenchReport::new(tool, machine, pinning, serde_json::json!({}), "2026-09-30T10:00:00Z");
 let latency = Percentiles { p50: 210, p99: 540, ..Percentiles::default() };
 run.row_mut("hyper", "hello", RowKind::Native).push_round(Round::new(5.0, 225_000, 225_000, latency));
-run.wall_time_s = 7.2;
+run.header.wall_time_s = 7.2;
 report::write_terminal(&run, &mut std::io::stdout())?;
 # Ok::<(), std::io::Error>(())
 ```
@@ -37,6 +37,7 @@ report::write_terminal(&run, &mut std::io::stdout())?;
 pub mod anatomy;
 mod anatomy_svg;
 pub mod compare;
+pub mod cost;
 mod csv;
 mod format;
 mod json;
@@ -53,7 +54,7 @@ pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
-    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowStatus,
+    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowStatus, RunHeader,
     ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};

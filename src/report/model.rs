@@ -19,7 +19,7 @@ let round = Round { errors: 10, ..Round::new(5.0, 51_000, 50_990, latency) };
 report.row_mut("s200", "hello", RowKind::Js).push_round(round);
 // A row whose server crashed:
 report.row_mut("express", "mw", RowKind::Js).fail("server exited with status 1", Some("TypeError: ...".into()));
-report.wall_time_s = 12.5;
+report.header.wall_time_s = 12.5;
 # assert_eq!(report.rows.len(), 2);
 ```
 */
@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::frameworks::RowKind;
 pub use crate::load::Percentiles;
 
-use super::anatomy::{InRuntimeCost, RequestCost};
+use super::cost::{InRuntimeCost, RequestCost};
 
 /// The version of this JSON layout. Bump it when a field changes meaning,
 /// moves or is removed; `fwbench compare` refuses reports of a version it
@@ -55,6 +55,37 @@ pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 pub struct BenchReport {
     /// Layout version of this report ([`SCHEMA_VERSION`] when written).
     pub schema_version: u32,
+    /// Who measured, on what, pinned how, with which options, when: the
+    /// part every command's report shares (flattened: its fields sit at
+    /// the top of the JSON, as before it was one struct).
+    #[serde(flatten)]
+    pub header: RunHeader,
+    /// Scenario names in the order they were run and are reported.
+    pub scenarios: Vec<String>,
+    /// The request header set each scenario's request carried (`minimal`,
+    /// `browser`, `api`: src/header_sets.rs), by scenario name. Reports
+    /// written before header sets existed lack it: their requests carried
+    /// the scenario's own headers only, i.e. `minimal`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub header_sets: BTreeMap<String, String>,
+    /// Framework names (JS and native) in the order they are reported.
+    pub frameworks: Vec<String>,
+    /// One entry per framework × scenario that was attempted.
+    pub rows: Vec<Row>,
+    /// Run-level warnings the writers print above the tables, e.g. "stopped
+    /// by Ctrl-C after round 2 of 3" or "servers and load generator share
+    /// CPUs".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// What every report of a run says about it first: fwbench, the engine
+/// and the versions of what was measured, the machine(s), the pinning, the
+/// exact options, and when and for how long it ran. `bench`'s report,
+/// `sweep`'s and `sweep --ablate`'s each hold one, flattened into their
+/// JSON, and print it the same way (`report::run_header`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
     /// fwbench, its JS engine and the versions of everything measured.
     pub tool: ToolInfo,
     /// The machine the run happened on (with `--server-host`, the load
@@ -74,23 +105,6 @@ pub struct BenchReport {
     /// Wall-clock time of the whole run in seconds, warm-up and validation
     /// included.
     pub wall_time_s: f64,
-    /// Scenario names in the order they were run and are reported.
-    pub scenarios: Vec<String>,
-    /// The request header set each scenario's request carried (`minimal`,
-    /// `browser`, `api`: src/header_sets.rs), by scenario name. Reports
-    /// written before header sets existed lack it: their requests carried
-    /// the scenario's own headers only, i.e. `minimal`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub header_sets: BTreeMap<String, String>,
-    /// Framework names (JS and native) in the order they are reported.
-    pub frameworks: Vec<String>,
-    /// One entry per framework × scenario that was attempted.
-    pub rows: Vec<Row>,
-    /// Run-level warnings the writers print above the tables, e.g. "stopped
-    /// by Ctrl-C after round 2 of 3" or "servers and load generator share
-    /// CPUs".
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
 }
 
 /// The measuring tool and the versions of what it measured.
@@ -304,13 +318,15 @@ impl BenchReport {
     ) -> BenchReport {
         BenchReport {
             schema_version: SCHEMA_VERSION,
-            tool,
-            machine,
-            server_host: None,
-            pinning,
-            options,
-            started_at: started_at.into(),
-            wall_time_s: 0.0,
+            header: RunHeader {
+                tool,
+                machine,
+                server_host: None,
+                pinning,
+                options,
+                started_at: started_at.into(),
+                wall_time_s: 0.0,
+            },
             scenarios: Vec::new(),
             header_sets: BTreeMap::new(),
             frameworks: Vec::new(),

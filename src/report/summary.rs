@@ -37,7 +37,7 @@ Rules (the same in every writer):
 
 use serde::Serialize;
 
-use super::anatomy::{CostSummary, InRuntimeCost};
+use super::cost::{HeapCost, InRuntimeCost, RequestCost, ServerTime};
 use super::model::{BenchReport, Row, RowKind, StartupSplit};
 
 /// The native row every other row is divided by.
@@ -403,6 +403,66 @@ fn in_order<'a>(listed: &'a [String], seen: impl Iterator<Item = &'a String>) ->
         }
     }
     names
+}
+
+/// A row's cost: the median of each figure over its rounds (each median on
+/// its own, so the figures need not come from one round).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CostSummary {
+    /// Server user µs per request.
+    pub server_user_us: f64,
+    /// Server kernel µs per request.
+    pub server_system_us: f64,
+    /// Client µs per request.
+    pub client_us: Option<f64>,
+    /// Heap figures, when every round had them.
+    pub heap: Option<HeapCost>,
+    /// Time in the server, when every round had it.
+    pub server_time: Option<ServerTime>,
+}
+
+impl CostSummary {
+    /// The medians over `row`'s rounds that recorded a cost; `None` when
+    /// none did.
+    pub fn of(row: &Row) -> Option<CostSummary> {
+        let costs: Vec<&RequestCost> = row.rounds.iter().filter_map(|r| r.cost.as_ref()).collect();
+        let of = |f: &dyn Fn(&RequestCost) -> Option<f64>| {
+            median(&costs.iter().filter_map(|c| f(c)).collect::<Vec<_>>())
+        };
+        let heaps: Vec<&HeapCost> = costs.iter().filter_map(|c| c.heap.as_ref()).collect();
+        let heap_of = |f: &dyn Fn(&HeapCost) -> f64| median(&heaps.iter().map(|h| f(h)).collect::<Vec<_>>());
+        let heap = (!heaps.is_empty() && heaps.len() == costs.len()).then(|| HeapCost {
+            bytes_per_request: heap_of(&|h| h.bytes_per_request).unwrap_or(0.0),
+            gc_us: heap_of(&|h| h.gc_us).unwrap_or(0.0),
+            gc_share: heap_of(&|h| h.gc_share).unwrap_or(0.0),
+            young_gcs: heap_of(&|h| h.young_gcs as f64).unwrap_or(0.0).round() as u64,
+            full_gcs: heap_of(&|h| h.full_gcs as f64).unwrap_or(0.0).round() as u64,
+            longest_pause_us: heaps.iter().map(|h| h.longest_pause_us).fold(0.0, f64::max),
+        });
+        let times: Vec<&ServerTime> = costs.iter().filter_map(|c| c.server_time.as_ref()).collect();
+        let time_of = |f: &dyn Fn(&ServerTime) -> Option<f64>| {
+            median(&times.iter().filter_map(|t| f(t)).collect::<Vec<_>>())
+        };
+        let server_time = (!times.is_empty() && times.len() == costs.len()).then(|| ServerTime {
+            p50_us: time_of(&|t| Some(t.p50_us)).unwrap_or(0.0),
+            p99_us: time_of(&|t| Some(t.p99_us)).unwrap_or(0.0),
+            slower_than_p99: times.iter().map(|t| t.slower_than_p99).sum(),
+            tail_in_gc: time_of(&|t| t.tail_in_gc),
+            all_in_gc: time_of(&|t| t.all_in_gc),
+        });
+        Some(CostSummary {
+            server_user_us: of(&|c| Some(c.server_user_us))?,
+            server_system_us: of(&|c| Some(c.server_system_us))?,
+            client_us: of(&|c| c.client_us),
+            heap,
+            server_time,
+        })
+    }
+
+    /// Server user plus kernel µs per request.
+    pub fn server_us(&self) -> f64 {
+        self.server_user_us + self.server_system_us
+    }
 }
 
 #[cfg(test)]

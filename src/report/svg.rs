@@ -23,7 +23,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::format;
-use super::model::{BenchReport, MachineInfo, ToolInfo};
+use super::model::{BenchReport, MachineInfo, RunHeader, ToolInfo};
 use super::summary::{median, Summary};
 
 /// Chart width, px.
@@ -86,7 +86,7 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary: &Summary) -> DrawResult {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    draw_title(&title, &report.tool, &report.machine, &report.started_at)?;
+    draw_title(&title, &report.header)?;
     if summary.frameworks.is_empty() {
         body.draw(&Text::new(
             "no rows in this report",
@@ -110,13 +110,8 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, report: &BenchReport, summary
 /// A chart's title strip ([`TITLE_HEIGHT`] high): what produced the figures,
 /// then where, centred. Two lines: one line of both does not fit a chart's
 /// width.
-pub(crate) fn draw_title(
-    title: &DrawingArea<SVGBackend<'_>, Shift>,
-    tool: &ToolInfo,
-    machine: &MachineInfo,
-    started_at: &str,
-) -> DrawResult {
-    let (tool, machine) = title_lines(tool, machine, started_at);
+pub(crate) fn draw_title(title: &DrawingArea<SVGBackend<'_>, Shift>, header: &RunHeader) -> DrawResult {
+    let (tool, machine) = title_lines(&header.tool, &header.machine, &header.started_at);
     let centre = title.dim_in_pixel().0 as i32 / 2;
     for (text, y, size, style) in [
         (tool, 20, 18, FontStyle::Bold),

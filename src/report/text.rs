@@ -19,7 +19,7 @@ use std::io::{self, Write};
 
 use super::anatomy;
 use super::format::{self, printable};
-use super::model::{BenchReport, MachineInfo, Pinning, RowStatus, ServerHostInfo, ToolInfo};
+use super::model::{BenchReport, MachineInfo, RowStatus, RunHeader, ServerHostInfo};
 use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
 
@@ -164,17 +164,7 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
         summary.max_rounds,
         if summary.max_rounds == 1 { "" } else { "s" }
     );
-    let mut lines = run_header(
-        &report.tool,
-        &report.machine,
-        &report.pinning,
-        &report.started_at,
-        report.wall_time_s,
-        &rounds,
-    );
-    if let Some(host) = &report.server_host {
-        lines.extend(server_host_lines(host));
-    }
+    let mut lines = run_header(&report.header, &rounds);
     if let Some(line) = header_sets_line(report) {
         lines.push(line);
     }
@@ -218,17 +208,12 @@ fn machine_line(machine: &MachineInfo) -> String {
     system.join(" · ")
 }
 
-/// The run header `bench` and `sweep` share: fwbench and engine, machine,
-/// start and wall time (with `extent`, what the run covered), and where
-/// the servers and the load generator ran.
-pub fn run_header(
-    tool: &ToolInfo,
-    machine: &MachineInfo,
-    pinning: &Pinning,
-    started_at: &str,
-    wall_time_s: f64,
-    extent: &str,
-) -> Vec<String> {
+/// The run header `bench`, `sweep` and `sweep --ablate` share: fwbench and
+/// engine, machine, start and wall time (with `extent`, what the run
+/// covered), where the servers and the load generator ran, and the server
+/// machine when it was another (`--server-host`).
+pub fn run_header(header: &RunHeader, extent: &str) -> Vec<String> {
+    let pinning = &header.pinning;
     let placement = format!(
         "servers on CPUs {}, load generator on CPUs {}",
         format::cpus(&pinning.server_cpus),
@@ -242,15 +227,23 @@ pub fn run_header(
     if let Some(note) = &pinning.note {
         pinned.push_str(&format!(": {note}"));
     }
-    vec![
-        format!("fwbench {} · engine {}", tool.fwbench_version, tool.engine),
-        format!("machine: {}", machine_line(machine)),
+    let mut lines = vec![
         format!(
-            "started {started_at} · wall time {} · {extent}",
-            crate::units::wall_time(wall_time_s),
+            "fwbench {} · engine {}",
+            header.tool.fwbench_version, header.tool.engine
+        ),
+        format!("machine: {}", machine_line(&header.machine)),
+        format!(
+            "started {} · wall time {} · {extent}",
+            header.started_at,
+            crate::units::wall_time(header.wall_time_s),
         ),
         pinned,
-    ]
+    ];
+    if let Some(host) = &header.server_host {
+        lines.extend(server_host_lines(host));
+    }
+    lines
 }
 
 /// `request headers: browser`, or per set the scenarios that sent it when
@@ -292,10 +285,11 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
     let mut table = Table::new(&columns);
     for framework in &summary.frameworks {
         let version = report
+            .header
             .tool
             .framework_versions
             .get(framework)
-            .or_else(|| report.tool.dependency_versions.get(framework))
+            .or_else(|| report.header.tool.dependency_versions.get(framework))
             .cloned()
             .unwrap_or_default();
         let mut cells = vec![framework.clone(), version];
@@ -405,7 +399,7 @@ fn startup_table(summary: &Summary) -> Option<Table> {
 /// The footnote under a table whose `rows` include client-bound ones.
 fn client_bound_note<'a>(report: &BenchReport, rows: impl Iterator<Item = &'a RowSummary>) -> Option<String> {
     let shares: Vec<(f64, f64)> = rows.filter_map(RowSummary::client_bound_shares).collect();
-    format::client_bound_note(&shares, report.pinning.load_cpus.len())
+    format::client_bound_note(&shares, report.header.pinning.load_cpus.len())
 }
 
 /// One failed row, for the list below the tables.

@@ -18,6 +18,7 @@
 pub mod ablation;
 mod estimate;
 mod fit;
+mod output;
 mod result;
 mod svg;
 mod text;
@@ -29,7 +30,6 @@ pub use fit::{fit, ChainFit, FitError, Shape};
 pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 
 use crate::bench::matrix::{self, Matrix};
-use crate::bench::output::write_file;
 use crate::bench::{self, BenchPlan};
 use crate::cli::SweepArgs;
 use crate::frameworks;
@@ -77,39 +77,26 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     );
     let measured = bench::measure_plan(&plan, &tokio)?;
     let sweep = SweepResult::of(&measured.report, &source.name, depths);
-    write_outputs(&sweep, &measured.report, &plan)?;
+    output::write_outputs(&sweep, &measured.report, &plan)?;
     Ok(measured.outcome())
 }
 
-/// The table on stdout; sweep.json, sweep.csv, sweep.svg and report.json in
-/// the output directory, plus the `--json` and `--csv` copies.
-fn write_outputs(
-    sweep: &SweepResult,
-    report: &crate::report::BenchReport,
-    plan: &BenchPlan,
-) -> anyhow::Result<()> {
-    text::write_terminal(sweep, &mut std::io::stdout().lock())?;
-    let json = |out: &mut dyn std::io::Write| {
-        serde_json::to_writer_pretty(&mut *out, sweep)?;
-        writeln!(out)
-    };
-    let out_dir = &plan.out_dir;
-    write_file(&out_dir.join("sweep.json"), &json)?;
-    write_file(&out_dir.join("sweep.csv"), &|w| text::write_csv(sweep, w))?;
-    write_file(&out_dir.join("sweep.svg"), &|w| svg::write_svg(sweep, w))?;
-    write_file(&out_dir.join("report.json"), &|w| {
-        crate::report::write_json(report, w)
-    })?;
-    if let Some(path) = &plan.json {
-        write_file(path, &json)?;
+impl output::Derived for SweepResult {
+    const NAME: &'static str = "sweep";
+
+    fn header(&self) -> &crate::report::RunHeader {
+        &self.header
     }
-    if let Some(path) = &plan.csv {
-        write_file(path, &|w| text::write_csv(sweep, w))?;
+
+    fn write_terminal(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        text::write_terminal(self, out)
     }
-    println!(
-        "\nwall time {:.0} s; results in {} (sweep.json, sweep.csv, sweep.svg, report.json, hdr/)",
-        sweep.wall_time_s,
-        out_dir.display()
-    );
-    Ok(())
+
+    fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        text::write_csv(self, out)
+    }
+
+    fn write_svg(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        svg::write_svg(self, out)
+    }
 }

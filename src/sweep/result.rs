@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::fit::{self, ChainFit};
-use crate::report::{BenchReport, MachineInfo, Pinning, RowKind, RowStatus, Summary, ToolInfo};
+use crate::report::{BenchReport, RowKind, RowStatus, RunHeader, Summary};
 
 /// The layout version of `sweep.json`.
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
@@ -23,18 +23,10 @@ pub struct SweepResult {
     /// The request header set its requests carried (`minimal`, `browser`,
     /// `api`; src/header_sets.rs).
     pub header_set: String,
-    /// fwbench, the engine and the versions of what was measured.
-    pub tool: ToolInfo,
-    /// The machine.
-    pub machine: MachineInfo,
-    /// Where servers and load generator ran.
-    pub pinning: Pinning,
-    /// The run's options.
-    pub options: serde_json::Value,
-    /// When the run started (RFC 3339).
-    pub started_at: String,
-    /// Wall time of the whole run, s.
-    pub wall_time_s: f64,
+    /// Who measured, on what, pinned how, with which options, when (the
+    /// bench report's, flattened into the JSON).
+    #[serde(flatten)]
+    pub header: RunHeader,
     /// One entry per framework, in report order.
     pub frameworks: Vec<FrameworkSweep>,
     /// The run's warnings.
@@ -110,12 +102,7 @@ impl SweepResult {
                 .first()
                 .map_or("minimal", |&depth| report.header_set(&row_name(scenario, depth)))
                 .to_owned(),
-            tool: report.tool.clone(),
-            machine: report.machine.clone(),
-            pinning: report.pinning.clone(),
-            options: report.options.clone(),
-            started_at: report.started_at.clone(),
-            wall_time_s: report.wall_time_s,
+            header: report.header.clone(),
             frameworks,
             warnings: report.warnings.clone(),
         }
@@ -198,7 +185,7 @@ fn framework_sweep(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::{Percentiles, Round};
+    use crate::report::{MachineInfo, Percentiles, Pinning, Round, ToolInfo};
 
     /// A report of `frameworks` × `depths` where framework k costs
     /// `10 + k + (k+1)·depth` µs per request, three rounds each.

@@ -31,7 +31,7 @@ fn draw(
 ) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    draw_title(&title, &sweep.tool, &sweep.machine, &sweep.started_at)?;
+    draw_title(&title, &sweep.header)?;
     let x_max = sweep.depths.iter().copied().max().unwrap_or(1).max(1) as f64;
     let y_max = sweep
         .frameworks

@@ -16,14 +16,7 @@ pub fn write_terminal(sweep: &SweepResult, out: &mut dyn Write) -> io::Result<()
         join(&sweep.depths),
         printable(&sweep.header_set)
     );
-    let header = crate::report::run_header(
-        &sweep.tool,
-        &sweep.machine,
-        &sweep.pinning,
-        &sweep.started_at,
-        sweep.wall_time_s,
-        &extent,
-    );
+    let header = crate::report::run_header(&sweep.header, &extent);
     for line in header {
         writeln!(out, "{}", printable(&line))?;
     }
@@ -228,7 +221,7 @@ mod tests {
             let depth: f64 = row.scenario.rsplit('@').next().unwrap().parse().unwrap();
             let per_link = if row.framework == "hono" { 0.5 } else { 3.0 };
             for round in &mut row.rounds {
-                round.cost = Some(crate::report::anatomy::RequestCost {
+                round.cost = Some(crate::report::cost::RequestCost {
                     server_user_us: 5.0 + per_link * depth,
                     server_system_us: 4.0,
                     client_us: None,

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fwbench::report::anatomy::{HeapCost, InRuntimeCost, RequestCost, ServerTime};
+use fwbench::report::cost::{HeapCost, InRuntimeCost, RequestCost, ServerTime};
 use fwbench::report::{
     self, compare::CompareArgs, BenchReport, CompareOutcome, MachineInfo, Percentiles, Pinning,
     ReadReportError, Round, RowKind, ToolInfo,
@@ -283,7 +283,7 @@ fn fixture() -> BenchReport {
     row.rounds[last].errors = 2;
     row.rounds[last].non_2xx = 1;
     row.rounds[last].mismatches = 3;
-    report.wall_time_s = 252.4;
+    report.header.wall_time_s = 252.4;
     report
         .warnings
         .push("stopped by Ctrl-C during round 3 of 3: express × param has no rounds".into());
@@ -566,11 +566,11 @@ fn json_load_errors_name_the_file() {
     assert!(error.to_string().contains("unknown variant `wasm`"), "{error}");
 }
 
-/// See: issue 30, J. `compare a.json /dev/zero` read without end (8 GB
-/// before it was stopped): a report larger than the cap is refused unread,
-/// naming the file and the cap.
+/// `compare a.json /dev/zero` read without end (8 GB before it was
+/// stopped): a report larger than the cap is refused unread, naming the
+/// file and the cap.
 #[test]
-fn r30_a_report_past_the_size_cap_is_refused() {
+fn a_report_past_the_size_cap_is_refused() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let big = dir.join("oversized-report.json");
     // Sparse: one byte past the cap costs no disk.
@@ -600,23 +600,24 @@ fn r30_a_report_past_the_size_cap_is_refused() {
     let _ = std::fs::remove_file(&big);
 }
 
-/// The crafted string of issue 30, L: clears the terminal, then starts a
-/// line of its own.
+/// A crafted string that, printed verbatim, clears the terminal, then starts
+/// a line of its own.
 const FORGED: &str = "\u{1b}[2J…\r\nfake line";
 
 /// A report whose every printable string from the file carries [`FORGED`]
 /// (or another control character).
 fn crafted() -> BenchReport {
     let mut report = fixture();
-    report.tool.engine = format!("v8{FORGED}");
+    report.header.tool.engine = format!("v8{FORGED}");
     report
+        .header
         .tool
         .framework_versions
         .insert(format!("evil{FORGED}"), format!("1{FORGED}"));
-    report.machine.cpu_model = format!("cpu{FORGED}");
-    report.started_at = format!("now{FORGED}");
+    report.header.machine.cpu_model = format!("cpu{FORGED}");
+    report.header.started_at = format!("now{FORGED}");
     report.warnings.push(format!("title \u{1b}]0;owned\u{7}{FORGED}"));
-    report.options["connections"] = serde_json::json!(format!("50{FORGED}"));
+    report.header.options["connections"] = serde_json::json!(format!("50{FORGED}"));
     report.scenarios.push(format!("mw{FORGED}"));
     rounds(
         &mut report,
@@ -659,11 +660,11 @@ fn assert_no_forgery(what: &str, text: &str) {
     );
 }
 
-/// See: issue 30, L. `compare` printed a report's strings verbatim, so a
-/// crafted report cleared the terminal and forged lines; every string from
-/// the file is now escaped, in `compare` as in the other writers.
+/// `compare` printed a report's strings verbatim, so a crafted report
+/// cleared the terminal and forged lines; every string from the file is now
+/// escaped, in `compare` as in the other writers.
 #[test]
-fn r30_control_characters_from_a_report_are_escaped() {
+fn control_characters_from_a_report_are_escaped() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let path = dir.join("crafted.json");
     std::fs::write(&path, render(|out| report::write_json(&crafted(), out))).expect("write");
@@ -700,12 +701,13 @@ fn r30_control_characters_from_a_report_are_escaped() {
 /// param missing and a new axum row.
 fn fixture_b() -> BenchReport {
     let mut b = fixture();
-    b.tool.engine = "v8 13.7".into();
-    b.tool
+    b.header.tool.engine = "v8 13.7".into();
+    b.header
+        .tool
         .framework_versions
         .insert("hono-patched".into(), "4.8.0".into());
-    b.started_at = "2026-10-01T09:00:00Z".into();
-    b.options["rounds"] = serde_json::json!(5);
+    b.header.started_at = "2026-10-01T09:00:00Z".into();
+    b.header.options["rounds"] = serde_json::json!(5);
     for round in &mut b.row_mut("hono-patched", "mw", RowKind::Js).rounds {
         round.rps_ok *= 1.5;
     }

@@ -331,3 +331,49 @@ fn a_quiet_run_or_one_without_the_figure_has_no_warning() {
     let all = held_back_warning(&waited(&[("s200", &[Some(0.5)]), ("hono", &[Some(0.3)])]));
     assert!(all.is_some_and(|w| w.contains("up to 50% of the time") && w.contains("; every row)")));
 }
+
+// A row's cost per request: the medians over its rounds.
+
+fn cost_round(user: f64, heap_bytes: Option<f64>) -> Round {
+    Round {
+        cost: Some(RequestCost {
+            server_user_us: user,
+            server_system_us: 2.0,
+            client_us: Some(3.0),
+            heap: heap_bytes.map(|bytes_per_request| HeapCost {
+                bytes_per_request,
+                gc_us: 0.5,
+                gc_share: 0.05,
+                young_gcs: 10,
+                full_gcs: 0,
+                longest_pause_us: bytes_per_request / 100.0,
+            }),
+            server_time: None,
+        }),
+        ..Round::new(1.0, 100, 100, Percentiles::default())
+    }
+}
+
+#[test]
+fn a_rows_cost_is_the_median_of_its_rounds_and_the_longest_pause_the_longest() {
+    let mut row = Row::new("hono", "mw", RowKind::Js);
+    for (user, bytes) in [(10.0, 1000.0), (30.0, 3000.0), (20.0, 2000.0)] {
+        row.push_round(cost_round(user, Some(bytes)));
+    }
+    let cost = CostSummary::of(&row).expect("rounds with costs");
+    assert_eq!(cost.server_user_us, 20.0);
+    assert_eq!(cost.server_us(), 22.0);
+    let heap = cost.heap.expect("every round had heap figures");
+    assert_eq!(heap.bytes_per_request, 2000.0);
+    assert_eq!(heap.longest_pause_us, 30.0);
+}
+
+#[test]
+fn heap_figures_are_left_out_unless_every_round_has_them() {
+    let mut row = Row::new("hono", "mw", RowKind::Js);
+    row.push_round(cost_round(10.0, Some(1000.0)));
+    row.push_round(cost_round(10.0, None));
+    assert_eq!(CostSummary::of(&row).expect("costs").heap, None);
+    let empty = Row::new("hyper", "mw", RowKind::Native);
+    assert_eq!(CostSummary::of(&empty), None);
+}

@@ -23,8 +23,8 @@ pub use result::{
     variants, AblationResult, ConcernPrice, FrameworkAblation, Price, Variant, ABLATION_SCHEMA_VERSION,
 };
 
+use super::output;
 use crate::bench::matrix::{self, Matrix};
-use crate::bench::output::write_file;
 use crate::bench::{self, BenchPlan};
 use crate::cli::SweepArgs;
 use crate::frameworks::{self, Serving};
@@ -84,40 +84,26 @@ pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime
     );
     let measured = bench::measure_plan(&plan, tokio)?;
     let result = AblationResult::of(&measured.report, &source, &concerns);
-    write_outputs(&result, &measured.report, &plan)?;
+    output::write_outputs(&result, &measured.report, &plan)?;
     Ok(measured.outcome())
 }
 
-/// The tables on stdout; ablation.json, ablation.csv, ablation.svg and
-/// report.json in the output directory, plus the `--json` and `--csv`
-/// copies.
-fn write_outputs(
-    result: &AblationResult,
-    report: &crate::report::BenchReport,
-    plan: &BenchPlan,
-) -> anyhow::Result<()> {
-    text::write_terminal(result, &mut std::io::stdout().lock())?;
-    let json = |out: &mut dyn std::io::Write| {
-        serde_json::to_writer_pretty(&mut *out, result)?;
-        writeln!(out)
-    };
-    let out_dir = &plan.out_dir;
-    write_file(&out_dir.join("ablation.json"), &json)?;
-    write_file(&out_dir.join("ablation.csv"), &|w| text::write_csv(result, w))?;
-    write_file(&out_dir.join("ablation.svg"), &|w| svg::write_svg(result, w))?;
-    write_file(&out_dir.join("report.json"), &|w| {
-        crate::report::write_json(report, w)
-    })?;
-    if let Some(path) = &plan.json {
-        write_file(path, &json)?;
+impl output::Derived for AblationResult {
+    const NAME: &'static str = "ablation";
+
+    fn header(&self) -> &crate::report::RunHeader {
+        &self.header
     }
-    if let Some(path) = &plan.csv {
-        write_file(path, &|w| text::write_csv(result, w))?;
+
+    fn write_terminal(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        text::write_terminal(self, out)
     }
-    println!(
-        "\nwall time {:.0} s; results in {} (ablation.json, ablation.csv, ablation.svg, report.json, hdr/)",
-        result.wall_time_s,
-        out_dir.display()
-    );
-    Ok(())
+
+    fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        text::write_csv(self, out)
+    }
+
+    fn write_svg(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        svg::write_svg(self, out)
+    }
 }

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::report::{BenchReport, MachineInfo, Pinning, Round, RowStatus, Summary, ToolInfo};
+use crate::report::{BenchReport, Round, RowStatus, RunHeader, Summary};
 use crate::scenario::ScenarioRef;
 use crate::sweep::estimate::{self, Estimate};
 
@@ -25,18 +25,10 @@ pub struct AblationResult {
     pub concerns: Vec<String>,
     /// The request header set its requests carried.
     pub header_set: String,
-    /// fwbench, the engine and the versions of what was measured.
-    pub tool: ToolInfo,
-    /// The machine.
-    pub machine: MachineInfo,
-    /// Where servers and load generator ran.
-    pub pinning: Pinning,
-    /// The run's options.
-    pub options: serde_json::Value,
-    /// When the run started (RFC 3339).
-    pub started_at: String,
-    /// Wall time of the whole run, s.
-    pub wall_time_s: f64,
+    /// Who measured, on what, pinned how, with which options, when (the
+    /// bench report's, flattened into the JSON).
+    #[serde(flatten)]
+    pub header: RunHeader,
     /// One entry per framework, in report order.
     pub frameworks: Vec<FrameworkAblation>,
     /// The run's warnings.
@@ -123,12 +115,7 @@ impl AblationResult {
             scenario: scenario.name.clone(),
             concerns: concerns.to_vec(),
             header_set: report.header_set(&names.whole).to_owned(),
-            tool: report.tool.clone(),
-            machine: report.machine.clone(),
-            pinning: report.pinning.clone(),
-            options: report.options.clone(),
-            started_at: report.started_at.clone(),
-            wall_time_s: report.wall_time_s,
+            header: report.header.clone(),
             frameworks,
             warnings: report.warnings.clone(),
         }
@@ -252,8 +239,8 @@ fn price(minuend: &[Round], subtrahend: &[Round]) -> Price {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::anatomy::RequestCost;
-    use crate::report::{Percentiles, RowKind};
+    use crate::report::cost::RequestCost;
+    use crate::report::{MachineInfo, Percentiles, Pinning, RowKind, ToolInfo};
 
     pub(crate) fn concerns() -> Vec<String> {
         vec!["cors".into(), "auth".into()]

@@ -35,7 +35,7 @@ fn draw(
 ) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let (title, body) = root.split_vertically(TITLE_HEIGHT);
-    draw_title(&title, &result.tool, &result.machine, &result.started_at)?;
+    draw_title(&title, &result.header)?;
     let basis = Basis::headline(result);
     let estimates = result
         .frameworks

@@ -66,14 +66,7 @@ pub fn write_terminal(result: &AblationResult, out: &mut dyn Write) -> io::Resul
         printable(&result.concerns.join(", ")),
         printable(&result.header_set)
     );
-    let header = crate::report::run_header(
-        &result.tool,
-        &result.machine,
-        &result.pinning,
-        &result.started_at,
-        result.wall_time_s,
-        &extent,
-    );
+    let header = crate::report::run_header(&result.header, &extent);
     for line in header {
         writeln!(out, "{}", printable(&line))?;
     }

@@ -1,0 +1,136 @@
+//! What a row's server is: the `fwbench serve` command line that serves
+//! one framework × scenario row, its workers, its CPUs and the machine it
+//! runs on, and how the process is set up (pinned, in its own process
+//! group, ended with bench).
+
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::sync::Arc;
+
+use super::cpus::cpu_set;
+use super::launch::Launch;
+use super::matrix::MatrixRow;
+use super::remote::ServerMachine;
+use super::telemetry;
+
+/// What to start, and where.
+#[derive(Debug, Clone)]
+pub struct ServerSpec {
+    /// Framework name (`hono`, `axum`, …).
+    pub framework: String,
+    /// Scenario: a built-in name or a file path.
+    pub scenario: String,
+    /// The scenario's chain length, when not its default (`--depth`).
+    pub depth: Option<usize>,
+    /// Concerns left out of the scenario's chain (`--without`).
+    pub without: Vec<String>,
+    /// The header set asked for (`--headers`), which an in-runtime run
+    /// (`serve --in-runtime`) sends; a row server only answers, so it
+    /// ignores it.
+    pub headers: Option<crate::header_sets::HeaderSet>,
+    /// Worker threads.
+    pub workers: usize,
+    /// CPUs the server may run on (empty: no pinning); with `machine`,
+    /// that machine's.
+    pub cpus: Vec<usize>,
+    /// The machine it runs on over SSH (`--server-host`); `None`: this one.
+    pub machine: Option<Arc<ServerMachine>>,
+}
+
+impl ServerSpec {
+    /// The server of `row` (its framework, and its scenario with the
+    /// chain depth, concerns left out and header set chosen), with
+    /// `workers` workers pinned to `cpus` on `machine`. `check` and `bench`
+    /// both start their rows from this, so an option reaches both.
+    pub fn for_row(
+        row: &MatrixRow,
+        workers: usize,
+        cpus: Vec<usize>,
+        machine: Option<Arc<ServerMachine>>,
+    ) -> Self {
+        let source = &row.scenario.source;
+        ServerSpec {
+            framework: row.framework.name.to_owned(),
+            scenario: source.url_arg(),
+            depth: source.depth,
+            without: source.without.clone(),
+            headers: source.headers,
+            workers,
+            cpus,
+            machine,
+        }
+    }
+
+    /// The `serve` arguments naming what it serves: the framework, the
+    /// scenario, and its depth and concerns left out when chosen.
+    pub fn app_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--framework".to_owned(),
+            self.framework.clone(),
+            "--scenario".to_owned(),
+            self.scenario.clone(),
+        ];
+        if let Some(depth) = self.depth {
+            args.extend(["--depth".to_owned(), depth.to_string()]);
+        }
+        if !self.without.is_empty() {
+            args.extend(["--without".to_owned(), self.without.join(",")]);
+        }
+        args
+    }
+
+    /// The command running `fwbench ARGS` for this spec, and where it
+    /// runs: here, pinned and with `telemetry` as its channel's end, or on
+    /// the spec's machine over SSH, pinned there (and with no channel: it
+    /// does not cross SSH).
+    pub(super) fn command(
+        &self,
+        args: &[String],
+        telemetry: Option<OwnedFd>,
+    ) -> Result<(Command, Launch), String> {
+        match &self.machine {
+            Some(machine) => {
+                let mut command = machine.command(args, &self.cpus);
+                as_row_child(&mut command, &[], None);
+                Ok((command, Launch::remote(machine.address)))
+            }
+            None => {
+                let exe = std::env::current_exe()
+                    .map_err(|e| format!("cannot find the fwbench executable: {e}"))?;
+                let mut command = Command::new(exe);
+                command.args(args);
+                as_row_child(&mut command, &self.cpus, telemetry);
+                Ok((command, Launch::Local))
+            }
+        }
+    }
+}
+
+/// Sets up `command` as one of bench's row processes: pinned to `cpus`
+/// (none: not pinned), with `telemetry` as its channel's end.
+pub(super) fn as_row_child(command: &mut Command, cpus: &[usize], telemetry: Option<OwnedFd>) {
+    let set = (!cpus.is_empty()).then(|| cpu_set(cpus));
+    // SAFETY: runs in the forked child before exec and only makes
+    // syscalls, on data built before the fork:
+    // - its own process group, so the terminal's Ctrl-C reaches only
+    //   `fwbench bench`, which then stops its rows itself;
+    // - SIGTERM when `bench` dies, so a killed run leaves no servers;
+    // - the server CPU set;
+    // - its end of the telemetry channel.
+    unsafe {
+        command.pre_exec(move || {
+            libc::setpgid(0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if let Some(theirs) = &telemetry {
+                telemetry::hand_over(theirs)?;
+            }
+            if let Some(set) = &set {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,60 @@
+//! What `sweep` and `sweep --ablate` write, the same way for both: the
+//! result's tables on stdout; its JSON, CSV and SVG in the output
+//! directory (`sweep.json`, …, or `ablation.json`, …) beside the bench
+//! report it was derived from; and the `--json` and `--csv` copies.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::bench::output::write_file;
+use crate::bench::BenchPlan;
+use crate::report::{BenchReport, RunHeader};
+
+/// A result derived from a bench report, with its own writers.
+pub(crate) trait Derived: Serialize {
+    /// The stem of its files (`sweep` for sweep.json, sweep.csv, sweep.svg).
+    const NAME: &'static str;
+    /// The run header it carries.
+    fn header(&self) -> &RunHeader;
+    /// Its tables, for the terminal.
+    fn write_terminal(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// Its CSV.
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// Its chart.
+    fn write_svg(&self, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Writes `result` and the `report` it came from, as the module doc says.
+pub(crate) fn write_outputs<R: Derived>(
+    result: &R,
+    report: &BenchReport,
+    plan: &BenchPlan,
+) -> anyhow::Result<()> {
+    result.write_terminal(&mut io::stdout().lock())?;
+    let json = |out: &mut dyn Write| {
+        serde_json::to_writer_pretty(&mut *out, result)?;
+        writeln!(out)
+    };
+    let csv = |out: &mut dyn Write| result.write_csv(out);
+    let name = R::NAME;
+    let out_dir = &plan.out_dir;
+    write_file(&out_dir.join(format!("{name}.json")), &json)?;
+    write_file(&out_dir.join(format!("{name}.csv")), &csv)?;
+    write_file(&out_dir.join(format!("{name}.svg")), &|out| result.write_svg(out))?;
+    write_file(&out_dir.join("report.json"), &|out| {
+        crate::report::write_json(report, out)
+    })?;
+    if let Some(path) = &plan.json {
+        write_file(path, &json)?;
+    }
+    if let Some(path) = &plan.csv {
+        write_file(path, &csv)?;
+    }
+    println!(
+        "\nwall time {:.0} s; results in {} ({name}.json, {name}.csv, {name}.svg, report.json, hdr/)",
+        result.header().wall_time_s,
+        out_dir.display()
+    );
+    Ok(())
+}
