@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{read_json, scratch};
-use crate::support::{fixture, fwbench, fwbench_within};
+use crate::support::{bench, fixture, fwbench, fwbench_within};
 
 /// One short bench of the four anatomy scenarios on s200, shared by the
 /// tests below.
@@ -17,26 +17,15 @@ fn report() -> &'static Value {
     static REPORT: OnceLock<Value> = OnceLock::new();
     REPORT.get_or_init(|| {
         let dir = scratch("bench-anatomy");
-        let mut args = vec!["bench".to_owned(), "--frameworks".into(), "s200".into()];
+        let mut args = bench(&dir)
+            .frameworks("s200")
+            .duration("1s")
+            .warmup("300ms")
+            .in_runtime("700ms");
         for name in ["plain", "alloc-64k", "spin-50us", "garbage"] {
-            args.push("--scenario".into());
-            args.push(fixture(&format!("bench/anatomy/{name}.js")).display().to_string());
+            args = args.scenario(fixture(&format!("bench/anatomy/{name}.js")));
         }
-        for flag in [
-            "--duration",
-            "1s",
-            "--warmup",
-            "300ms",
-            "--rounds",
-            "1",
-            "--in-runtime",
-            "700ms",
-            "--out",
-        ] {
-            args.push(flag.into());
-        }
-        args.push(dir.display().to_string());
-        let out = fwbench(&args);
+        let out = fwbench(args);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -53,17 +42,26 @@ fn report() -> &'static Value {
     })
 }
 
-/// How much CPU per request 50 µs of spinning may add, in the server and
-/// in the runtime alone. QuickJS-ng serves s200 at about 60 µs a request,
-/// so the spin is read against a base as large as itself (one round's
-/// difference read 36–64 µs; V8's base is about 8 µs); and one turn of the
-/// loop (a `performance.now()` op call) takes several µs, by which the
-/// loop overshoots (its in-runtime cost read 55–59 µs). Three rounds would
-/// steady the server's figure (54–58 µs) but bring its plain row's cost
-/// below the in-runtime one (44 against 47–50 µs), which
-/// `fifty_microseconds_of_spinning_show_in_the_in_runtime_cost_too` checks
-/// it is not.
-const SPIN_EXTRA_US: std::ops::RangeInclusive<f64> = if cfg!(feature = "v8") {
+/// The work the spin-50us scenario adds to each request, µs.
+const SPIN_US: f64 = 50.0;
+
+/// Whether `extra`, what the spin added to a figure, shows the spin counted
+/// once: more than half of it (it is there) and less than twice it (not
+/// counted twice). Loose on purpose: a busy machine (CI runs tests side by
+/// side) moves these figures, and QuickJS-ng serves s200 at about 60 µs a
+/// request, so the spin is read against a base as large as itself. How
+/// close the figures come to 50 µs on a quiet machine is
+/// `calibration_fifty_microseconds_of_spinning_read_as_fifty`'s question.
+fn spin_counted_once(extra: f64) -> bool {
+    extra > SPIN_US / 2.0 && extra < 2.0 * SPIN_US
+}
+
+/// On a quiet machine the spin reads within a band of 50 µs: 40–60 on V8;
+/// 35–75 on QuickJS-ng, where one turn of the spin loop (a
+/// `performance.now()` op call) takes several µs, by which the loop
+/// overshoots. A calibration, not a test (busy machines broke the band
+/// five times): benches/calibrate.sh runs it.
+const SPIN_BAND_US: std::ops::RangeInclusive<f64> = if cfg!(feature = "v8") {
     40.0..=60.0
 } else {
     35.0..=75.0
@@ -96,8 +94,8 @@ fn every_row_reports_its_server_and_client_cpu_per_request() {
 fn fifty_microseconds_of_spinning_show_in_the_server_cpu_per_request() {
     let extra = server_us(&cost(report(), "spin-50us")) - server_us(&cost(report(), "plain"));
     assert!(
-        SPIN_EXTRA_US.contains(&extra),
-        "spinning 50 µs a request added {extra:.1} µs of server CPU per request (expected {SPIN_EXTRA_US:?})"
+        spin_counted_once(extra),
+        "spinning 50 µs a request added {extra:.1} µs of server CPU per request"
     );
 }
 
@@ -122,8 +120,29 @@ fn fifty_microseconds_of_spinning_show_in_the_in_runtime_cost_too() {
     );
     let extra = spin - plain;
     assert!(
-        SPIN_EXTRA_US.contains(&extra),
-        "spinning 50 µs a request added {extra:.1} µs in the runtime (expected {SPIN_EXTRA_US:?})"
+        spin_counted_once(extra),
+        "spinning 50 µs a request added {extra:.1} µs in the runtime"
+    );
+}
+
+/// What the two tests above check loosely, to the band a quiet machine
+/// reads (see [`SPIN_BAND_US`]).
+#[test]
+#[ignore = "calibration: run on a quiet machine (benches/calibrate.sh)"]
+fn calibration_fifty_microseconds_of_spinning_read_as_fifty() {
+    let in_runtime = |scenario: &str| {
+        let rows = report()["rows"].as_array().expect("rows");
+        let row = rows.iter().find(|r| r["scenario"] == scenario).expect("row");
+        row["in_runtime"]["cpu_us"]
+            .as_f64()
+            .expect("an in-runtime figure")
+    };
+    let server = server_us(&cost(report(), "spin-50us")) - server_us(&cost(report(), "plain"));
+    let runtime = in_runtime("spin-50us") - in_runtime("plain");
+    assert!(
+        SPIN_BAND_US.contains(&server) && SPIN_BAND_US.contains(&runtime),
+        "50 µs of spinning read {server:.1} µs of server CPU and {runtime:.1} µs in the runtime \
+         (a quiet machine reads {SPIN_BAND_US:?})"
     );
 }
 
@@ -166,9 +185,10 @@ fn requests_are_timed_in_the_server_and_those_a_pause_overlapped_counted() {
     assert!(p50 > 0.0 && p50 <= p99, "{time:#}");
     if cfg!(feature = "v8") {
         let all = time["all_in_gc"].as_f64().unwrap();
-        let tail = time["tail_in_gc"].as_f64().unwrap();
         assert!(all > 0.0 && all < 1.0, "{time:#}");
-        assert!((0.0..=1.0).contains(&tail), "{time:#}");
+        // The tail's share is there, taken over requests that were there.
+        assert!(time["tail_in_gc"].is_f64(), "{time:#}");
+        assert!(time["slower_than_p99"].as_u64().unwrap() > 0, "{time:#}");
     } else {
         assert!(time["all_in_gc"].is_null(), "no GC hooks, no share: {time:#}");
     }
@@ -191,27 +211,16 @@ fn an_engine_without_gc_hooks_reports_no_heap_figures() {
 #[test]
 fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
     let dir = scratch("bench-anatomy-one-connection");
-    let out = fwbench([
-        "bench",
-        "--frameworks",
-        "s200",
-        "--scenario",
-        fixture("bench/anatomy/plain.js").to_str().unwrap(),
-        "--scenario",
-        fixture("bench/anatomy/spin-50us.js").to_str().unwrap(),
-        "--in-runtime",
-        "0s",
-        "--connections",
-        "1",
-        "--duration",
-        "1s",
-        "--warmup",
-        "300ms",
-        "--rounds",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        bench(&dir)
+            .frameworks("s200")
+            .scenario(fixture("bench/anatomy/plain.js"))
+            .scenario(fixture("bench/anatomy/spin-50us.js"))
+            .skip_in_runtime()
+            .connections(1)
+            .duration("1s")
+            .warmup("300ms"),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = read_json(&dir.join("report.json"));
     let us = server_us(&cost(&report, "plain"));
@@ -221,12 +230,11 @@ fn a_row_the_client_paces_still_reports_its_server_cpu_per_request() {
     );
     let p50 = |scenario| cost(&report, scenario)["server_time"]["p50_us"].as_f64().unwrap();
     // The spin ends on the first clock read past 50 µs and the machine may
-    // preempt the server mid-spin (CI runs tests side by side), so the
-    // bound above is loose; below twice the spin still catches a span that
-    // counts the app's time twice.
+    // preempt the server mid-spin (CI runs tests side by side): the spin
+    // counted once is all this asks.
     let extra = p50("spin-50us") - p50("plain");
     assert!(
-        (40.0..100.0).contains(&extra),
+        spin_counted_once(extra),
         "spinning 50 µs a request moved the server-timed median by {extra:.1} µs"
     );
 }

@@ -69,19 +69,26 @@ fn every_js_framework_row_has_a_snapshot_set() {
     }
 }
 
+/// The snapshots a V8 build carries: the engine's own and one per
+/// framework set (none would mean build.rs made none, which is a failure).
+fn v8_snapshots() -> Vec<(&'static str, &'static [u8])> {
+    let built = snapshot::built_in().expect("the built-in snapshots decompress");
+    assert!(!built.is_empty(), "a V8 build carries its startup snapshots");
+    built
+}
+
 #[test]
+#[cfg_attr(not(feature = "v8"), ignore = "V8 only: QuickJS-ng has no startup snapshot")]
 fn the_built_in_snapshots_pass_their_own_check() {
-    for (name, sealed) in snapshot::built_in().expect("they decompress") {
+    for (name, sealed) in v8_snapshots() {
         snapshot::check(sealed).unwrap_or_else(|e| panic!("snapshot {name:?}: {e:#}"));
     }
 }
 
 #[test]
+#[cfg_attr(not(feature = "v8"), ignore = "V8 only: QuickJS-ng has no startup snapshot")]
 fn a_corrupt_snapshot_is_refused() {
-    let built = snapshot::built_in().expect("they decompress");
-    let Some(&(_, sealed)) = built.first() else {
-        return; // QuickJS-ng: no snapshot
-    };
+    let (_, sealed) = v8_snapshots()[0];
     // One bit flipped in the middle of V8's data.
     let mut flipped = sealed.to_vec();
     let middle = flipped.len() / 2;
@@ -99,12 +106,13 @@ fn a_corrupt_snapshot_is_refused() {
     );
     // As stored compressed (the engine's own is): cut short, it does not
     // decompress; a flipped bit that still decompresses fails the checksum.
-    let Some(stored) = snapshot::stored().iter().find_map(|(_, stored)| match stored {
-        snapshot::Stored::Lz4(compressed) => Some(*compressed),
-        snapshot::Stored::Raw(_) => None,
-    }) else {
-        return;
-    };
+    let stored = snapshot::stored()
+        .iter()
+        .find_map(|(_, stored)| match stored {
+            snapshot::Stored::Lz4(compressed) => Some(*compressed),
+            snapshot::Stored::Raw(_) => None,
+        })
+        .expect("the engine's own snapshot is stored compressed");
     let error = snapshot::check_compressed(&stored[..stored.len() / 2]).expect_err("refused");
     assert!(format!("{error:#}").contains("corrupt"), "{error:#}");
     let mut flipped = stored.to_vec();
@@ -115,11 +123,9 @@ fn a_corrupt_snapshot_is_refused() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "v8"), ignore = "V8 only: QuickJS-ng has no startup snapshot")]
 fn a_snapshot_of_other_extensions_is_refused_with_what_to_do() {
-    let built = snapshot::built_in().expect("they decompress");
-    let Some(&(_, sealed)) = built.first() else {
-        return;
-    };
+    let (_, sealed) = v8_snapshots()[0];
     // The seal's fingerprint (bytes 8..16) as another build would write it.
     let mut other = sealed.to_vec();
     other[8] ^= 0xff;
@@ -309,10 +315,8 @@ fn compiled_at_run_time(framework: &str, snapshot: &str) -> usize {
 /// is evaluated at start (`FWBENCH_SNAPSHOT=bootstrap`). Without the code
 /// caches the request path alone was a fifth to a third of that.
 #[test]
+#[cfg_attr(not(feature = "v8"), ignore = "V8 only: QuickJS-ng compiles no code caches")]
 fn a_framework_row_starts_with_its_request_path_compiled() {
-    if !cfg!(feature = "v8") {
-        return;
-    }
     for framework in ["s200", "hono", "express", "fastify", "elysia"] {
         let with_snapshot = compiled_at_run_time(framework, "on");
         let evaluated_at_start = compiled_at_run_time(framework, "bootstrap");
