@@ -78,7 +78,7 @@ phase 'the s200 suite inside the embedded engine'
 target/$PROFILE/fwbench test js/s200
 
 phase 'benches/runtimes/bench.py --check (every app starts and answers on fwbench, Node, Deno, hyper)'
-# A smoke run of the script the README's Node/Deno figures rest on: it
+# A smoke run of the script docs/reference.md's Node/Deno figures rest on: it
 # measures nothing, but it catches an app, a flag or a runtime pin that
 # broke.
 FWBENCH=target/$PROFILE/fwbench python3 benches/runtimes/bench.py --check

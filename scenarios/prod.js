@@ -1,6 +1,6 @@
 // scenarios/prod.js: one JSON route behind the chain a production API
 // mounts, built in each framework from its own or its most-used published
-// packages (pinned in vendor/package.json, bundled unmodified; issue 26):
+// packages (pinned in vendor/package.json, bundled unmodified):
 //
 //   cors              Access-Control-Allow-Origin for the app's origin
 //   security-headers  helmet's set (nosniff, SAMEORIGIN, no-referrer, ...)

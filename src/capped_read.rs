@@ -1,8 +1,8 @@
 //! Reading a file a user names on the command line (a report for
 //! `compare`, a request body for `load --body-file`) with a cap on its
 //! size. Unbounded, `fwbench compare a.json /dev/zero` grew to 8 GB before
-//! it was stopped (issue 30, J); at most `cap + 1` bytes are read here, so
-//! an endless or huge file costs no more than the cap.
+//! it was stopped; at most `cap + 1` bytes are read here, so an endless
+//! or huge file costs no more than the cap.
 
 use std::io::{self, Read};
 use std::path::Path;

@@ -3,8 +3,7 @@
 //! and `serve --in-runtime`; a scenario may name its own with `export const
 //! headerSet = 'browser'`). The built-in scenarios send one or two headers
 //! of their own; real clients send a dozen, and node-style frameworks pay
-//! per header to build `req.headers`, so the set can move the ranking
-//! (issue 25, item 1).
+//! per header to build `req.headers`, so the set can move the ranking.
 //!
 //! A set is only ever combined with a request's own headers by
 //! [`HeaderSet::compose`]: the request's own header wins over the set's

@@ -245,7 +245,7 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
   enumerable: false,
 });
 
-// Engine-internal globals (issue 30 A). The QuickJS-ng backend (v8x)
+// Engine-internal globals, kept from app code. The QuickJS-ng backend (v8x)
 // leaves its helpers on globalThis: among them `__v8x_snapshot_intrinsics`,
 // an array of every native function, the original Atomics.wait included.
 // They are taken off globalThis here, into `backend`, for the two uses

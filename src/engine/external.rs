@@ -3,7 +3,7 @@
 //! DataViews included) and the bytes of Blobs. `--max-heap-mb` bounds the
 //! JS heap only; without this budget one handler that kept 5 × 128 MiB of
 //! SharedArrayBuffer at `--max-heap-mb 64` answered 200 five times at 695
-//! MB of RSS (issue 30 C).
+//! MB of RSS.
 //!
 //! Each runtime gets an [`ExternalBudget`] of the same size as its heap
 //! limit. What counts against it, and how an allocation past it fails:

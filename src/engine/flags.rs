@@ -37,7 +37,7 @@ pub fn apply_from_env() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Why `flag` may not be set, if it may not (issue 30 A). V8's extension
+/// Why `flag` may not be set, if it may not. V8's extension
 /// flags put their functions on every context's global object as
 /// non-configurable properties, which the host cannot remove before
 /// app code runs; the others give app code engine functions under names of

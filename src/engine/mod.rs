@@ -163,7 +163,7 @@ impl Drop for Engine {
 ///   the globals the bootstrap installed). With the snapshot, deno_core
 ///   binds the ops a runtime adds (the adapter's) through them after the
 ///   bootstrap ran, so the bootstrap cannot delete them;
-/// - the engines' own (issue 30 A): QuickJS's `gc` forces a collection (V8's
+/// - the engines' own: QuickJS's `gc` forces a collection (V8's
 ///   `--expose-gc` and the other extension flags add globals that cannot be
 ///   deleted, so they are refused in flags.rs); a ShadowRealm (QuickJS-ng,
 ///   and V8 under `--harmony-shadow-realm`) is a fresh realm with all of

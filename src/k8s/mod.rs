@@ -1,6 +1,6 @@
 /*!
 `fwbench k8s-job`: the Kubernetes manifests for a load too large for one
-machine (issue 29, item 4). An Indexed Job of N pods, each running one
+machine. An Indexed Job of N pods, each running one
 segment of the load (`fwbench load --segment-from-job-index N`, part
 index + 1 of N), and, when the pods share a claim, a second Job that adds
 their reports with `fwbench merge`. Nothing here talks to a cluster: the

@@ -135,7 +135,7 @@ impl Conn {
 
     /// Checks that nothing has arrived while no request is outstanding:
     /// bytes left in the buffer after the last answer, or waiting on the
-    /// socket. They answer no request (issue 30: a server that wrote two
+    /// socket. They answer no request (a server that wrote two
     /// responses per request had the second taken as the next answer, ~9x
     /// the honest req/s at p50 0 µs). Costs no system call unless the
     /// runtime has seen the socket turn readable since the last read (tokio

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 /// `text` with its control characters escaped, so a string read from a
 /// file (a report's framework name, a warning, a server's stderr tail) can
 /// neither move the cursor, clear the terminal nor start a line of its own
-/// (issue 30, L: a crafted report's `"\u001b[2J…\r\nfake line"` cleared
+/// (a crafted report's `"\u001b[2J…\r\nfake line"` cleared
 /// the terminal and forged lines in `compare`). Escaped: C0 and C1 controls
 /// and DEL (`\n`, `\r` and `\t` as such, the others as `\u{1b}`), and the
 /// bidirectional overrides and isolates, which reorder what follows them

@@ -3,7 +3,7 @@
 //! registry is that directory, compiled in); the default suite is the
 //! article's three, so `bench` with no arguments keeps its ~3½ minutes, and
 //! `--suite full` is every built-in scenario, so one added to scenarios/
-//! joins it with no change here (issue 25, item 3).
+//! joins it with no change here.
 
 use std::fmt;
 use std::str::FromStr;

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::scratch;
-use crate::support::{fixture, fwbench, fwbench_within, Server};
+use crate::support::{bench, fixture, fwbench, fwbench_within, Server};
 
 /// The exit code of `fwbench ARGS...`, with its output for messages.
 fn exit_code(args: &[&str]) -> (i32, String) {
@@ -113,10 +113,14 @@ fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let dir = scratch("exit-ctrl-c");
+    let args = bench(&dir)
+        .only("hello")
+        .frameworks("hyper")
+        .duration("5s")
+        .rounds(5)
+        .default_warmup();
     let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
-        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
-        .args(["--duration", "5s", "--rounds", "5", "--out"])
-        .arg(&dir)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -141,10 +145,10 @@ fn a_bench_cut_short_by_ctrl_c_exits_1_with_its_report() {
     );
 }
 
-/// See: issue 30, I. `--max-header-bytes` below hyper's 8 KiB minimum was
-/// silently raised to it; now it is refused before anything starts.
+/// `--max-header-bytes` below hyper's 8 KiB minimum was silently raised to
+/// it; now it is refused before anything starts.
 #[test]
-fn r30_serve_refuses_a_head_limit_below_hyper_minimum() {
+fn serve_refuses_a_head_limit_below_hyper_minimum() {
     let app = fixture("hello/app.js");
     let out = fwbench_within(
         [
@@ -166,10 +170,12 @@ fn r30_serve_refuses_a_head_limit_below_hyper_minimum() {
     assert!(help.contains("at least 8192"), "{help}");
 }
 
-/// See: issue 30, J. Files named on the command line are read up to a cap:
-/// `compare` of /dev/zero and `load --body-file /dev/zero` exit 2 at once.
+/// Files named on the command line are read up to a cap, so an endless one
+/// cannot grow the process without end (`compare a.json /dev/zero` reached
+/// 8 GB): `compare` of /dev/zero and `load --body-file /dev/zero` exit 2 at
+/// once.
 #[test]
-fn r30_endless_input_files_exit_2() {
+fn endless_input_files_exit_2() {
     let out = fwbench_within(["compare", "/dev/zero", "/dev/zero"], Duration::from_secs(30))
         .expect("compare stops reading /dev/zero");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -189,26 +195,17 @@ fn r30_endless_input_files_exit_2() {
     }
 }
 
-/// See: issue 30, K. SIGTERM to `bench` lost every finished round and wrote
-/// no report; it now stops the run as the first Ctrl-C does: the rounds
-/// already finished are reported, and the run exits 1.
+/// SIGTERM to `bench` lost every finished round and wrote no report; it now
+/// stops the run as the first Ctrl-C does: the rounds already finished are
+/// reported, and the run exits 1.
 #[test]
-fn r30_a_bench_stopped_by_sigterm_reports_its_finished_rounds() {
+fn a_bench_stopped_by_sigterm_reports_its_finished_rounds() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let dir = scratch("exit-sigterm");
+    let args = bench(&dir).only("hello").frameworks("hyper").rounds(60);
     let mut bench = Command::new(env!("CARGO_BIN_EXE_fwbench"))
-        .args(["bench", "--only", "hello", "--frameworks", "hyper"])
-        .args([
-            "--duration",
-            "300ms",
-            "--warmup",
-            "100ms",
-            "--rounds",
-            "60",
-            "--out",
-        ])
-        .arg(&dir)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

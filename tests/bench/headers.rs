@@ -1,8 +1,8 @@
-//! Request header sets (issue 25, item 1) end to end: for each set, the
-//! app saw exactly the headers the set and the request's own headers make
-//! (a scenario whose apps echo what they received, run through `check`,
-//! `bench` and `load`), a bad `--headers` is refused with the sets named,
-//! and the report records the set.
+//! Request header sets end to end: for each set, the app saw exactly the
+//! headers the set and the request's own headers make (a scenario whose
+//! apps echo what they received, run through `check`, `bench` and `load`),
+//! a bad `--headers` is refused with the sets named, and the report records
+//! the set.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,7 +10,7 @@ use std::time::Duration;
 use fwbench::header_sets::{self, HeaderSet};
 
 use super::{read_json, scratch};
-use crate::support::{fwbench, fwbench_within, Server};
+use crate::support::{bench, fwbench, fwbench_within, Server};
 
 /// The echo scenario's own request headers: one the sets lack, one they
 /// carry (which must win).
@@ -134,27 +134,12 @@ fn a_bench_report_records_the_set_and_every_answer_matched() {
     let scenario = echo_scenario(&dir, &echo_of(HeaderSet::Browser, OWN), None);
     let out_dir = dir.join("out");
     let out = fwbench_within(
-        [
-            "bench",
-            "--frameworks",
-            "hono",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--headers",
-            "browser",
-            "--duration",
-            "300ms",
-            "--warmup",
-            "100ms",
-            "--rounds",
-            "1",
-            "--connections",
-            "4",
-            "--in-runtime",
-            "300ms",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
+        bench(&out_dir)
+            .frameworks("hono")
+            .scenario(&scenario)
+            .set("--headers", "browser")
+            .connections(4)
+            .in_runtime("300ms"),
         Duration::from_secs(120),
     )
     .expect("bench finished within 120 s");

@@ -10,7 +10,7 @@ mod sweep;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support::{fixture, fwbench, fwbench_within};
+use crate::support::{bench, fixture, fwbench, fwbench_within};
 use serde_json::Value;
 
 /// A fresh directory under the test target dir.
@@ -89,23 +89,7 @@ fn a_short_bench_reports_every_row_and_figure() {
     let dir = scratch("bench-full");
     let json = dir.join("copy.json");
     // Short rounds: 27 rows, and each is about its figures being there.
-    let out = fwbench([
-        "bench",
-        "--duration",
-        "300ms",
-        "--rounds",
-        "1",
-        "--warmup",
-        "100ms",
-        "--in-runtime",
-        "200ms",
-        "--connections",
-        "10",
-        "--out",
-        dir.to_str().unwrap(),
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let out = fwbench(bench(&dir).in_runtime("200ms").connections(10).json(&json));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -210,25 +194,13 @@ fn a_run_on_a_busy_machine_says_so() {
     let _spinner = Kill(spinner);
     let (server_cpu, load_cpu) = (server_cpu.to_string(), load_cpu.to_string());
     let out = fwbench_within(
-        [
-            "bench",
-            "--frameworks",
-            "hyper",
-            "--only",
-            "hello",
-            "--server-cpus",
-            &server_cpu,
-            "--load-cpus",
-            &load_cpu,
-            "--duration",
-            "1s",
-            "--rounds",
-            "2",
-            "--warmup",
-            "100ms",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
+        bench(&dir)
+            .frameworks("hyper")
+            .only("hello")
+            .set("--server-cpus", &server_cpu)
+            .set("--load-cpus", &load_cpu)
+            .duration("1s")
+            .rounds(2),
         Duration::from_secs(60),
     )
     .expect("bench finishes within a minute");
@@ -254,23 +226,12 @@ fn a_run_on_a_busy_machine_says_so() {
 #[test]
 fn broken_scenarios_fail_their_rows_and_the_run_completes() {
     let dir = scratch("bench-broken");
-    let out = fwbench([
-        "bench",
-        "--scenario",
-        fixture("bench/broken.js").to_str().unwrap(),
-        "--scenario",
-        fixture("bench/throws.js").to_str().unwrap(),
-        "--frameworks",
-        "s200,hono,express",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        bench(&dir)
+            .scenario(fixture("bench/broken.js"))
+            .scenario(fixture("bench/throws.js"))
+            .frameworks("s200,hono,express"),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -318,21 +279,7 @@ fn broken_scenarios_fail_their_rows_and_the_run_completes() {
 #[test]
 fn compare_prints_ratios_between_two_reports() {
     let dir = scratch("bench-compare");
-    let out = fwbench([
-        "bench",
-        "--only",
-        "hello",
-        "--frameworks",
-        "s200,hyper",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "2",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(bench(&dir).only("hello").frameworks("s200,hyper").rounds(2));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let a = dir.join("report.json");
     // B: the same run with s200 twice as fast: every round at twice A's
@@ -397,21 +344,11 @@ fn compare_prints_ratios_between_two_reports() {
 #[test]
 fn a_scenario_that_expects_a_404_counts_its_validated_answers() {
     let dir = scratch("bench-not-found");
-    let out = fwbench([
-        "bench",
-        "--scenario",
-        fixture("bench/not-found.js").to_str().unwrap(),
-        "--frameworks",
-        "s200",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        bench(&dir)
+            .scenario(fixture("bench/not-found.js"))
+            .frameworks("s200"),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = read_json(&dir.join("report.json"));
     let round = &report["rows"][0]["rounds"][0];
@@ -428,21 +365,9 @@ fn a_scenario_that_expects_a_404_counts_its_validated_answers() {
 fn a_scenario_that_loops_at_load_fails_its_rows_and_the_run_completes() {
     let dir = scratch("bench-loops");
     let out = crate::support::fwbench_within(
-        [
-            "bench",
-            "--scenario",
-            fixture("bench/loops.js").to_str().unwrap(),
-            "--frameworks",
-            "s200,hyper",
-            "--duration",
-            "300ms",
-            "--warmup",
-            "100ms",
-            "--rounds",
-            "1",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
+        bench(&dir)
+            .scenario(fixture("bench/loops.js"))
+            .frameworks("s200,hyper"),
         std::time::Duration::from_secs(60),
     )
     .expect("bench must not hang on a scenario that loops at load");
@@ -464,23 +389,12 @@ fn a_scenario_that_loops_at_load_fails_its_rows_and_the_run_completes() {
 fn a_row_that_does_not_start_says_what_was_seen() {
     let dir = scratch("bench-startup");
     let started = std::time::Instant::now();
-    let out = fwbench([
-        "bench",
-        "--scenario",
-        fixture("bench/startup.js").to_str().unwrap(),
-        "--frameworks",
-        "s200,hono",
-        "--start-timeout",
-        "1s",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        bench(&dir)
+            .scenario(fixture("bench/startup.js"))
+            .frameworks("s200,hono")
+            .set("--start-timeout", "1s"),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(

@@ -5,28 +5,18 @@
 //! a scenario without concerns is refused.
 
 use super::{read_json, scratch};
-use crate::support::{fixture, fwbench};
+use crate::support::{fixture, fwbench, sweep};
 
 #[test]
 fn a_short_sweep_fits_each_framework_and_writes_its_files() {
     let dir = scratch("sweep-short");
-    let out = fwbench([
-        "sweep",
-        "--frameworks",
-        "s200,hyper",
-        "--depths",
-        "0,1,4",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "2",
-        "--connections",
-        "10",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        sweep(&dir)
+            .frameworks("s200,hyper")
+            .set("--depths", "0,1,4")
+            .rounds(2)
+            .connections(10),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -111,23 +101,13 @@ fn depths_are_checked_by_the_command_line() {
 #[test]
 fn an_ablation_prices_each_concern_of_the_prod_chain() {
     let dir = scratch("sweep-ablate");
-    let out = fwbench([
-        "sweep",
-        "--ablate",
-        "prod",
-        "--frameworks",
-        "s200,hono",
-        "--duration",
-        "300ms",
-        "--warmup",
-        "100ms",
-        "--rounds",
-        "2",
-        "--connections",
-        "10",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        sweep(&dir)
+            .set("--ablate", "prod")
+            .frameworks("s200,hono")
+            .rounds(2)
+            .connections(10),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -186,21 +166,14 @@ fn an_ablation_prices_each_concern_of_the_prod_chain() {
 fn a_concern_that_is_not_really_left_out_fails_its_row() {
     let dir = scratch("sweep-ablate-leaky");
     let leaky = fixture("bench/leaky-concerns.js");
-    let out = fwbench([
-        "sweep",
-        "--ablate",
-        leaky.to_str().unwrap(),
-        "--frameworks",
-        "s200",
-        "--duration",
-        "200ms",
-        "--warmup",
-        "50ms",
-        "--rounds",
-        "2",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fwbench(
+        sweep(&dir)
+            .set("--ablate", &leaky)
+            .frameworks("s200")
+            .duration("200ms")
+            .warmup("50ms")
+            .rounds(2),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(

@@ -1,8 +1,8 @@
-//! Issue 30 A: app code finds only the documented global surface, on both
-//! engines. tests/fixtures/globals/allowed.txt is that surface, one list
-//! with the reason for each group; the engines' own globals (the QuickJS
-//! backend's `__v8x*` helpers, `gc`, V8's flag-enabled extensions) are
-//! removed before app code runs, with V8's startup snapshot and without.
+//! App code finds only the documented global surface, on both engines.
+//! tests/fixtures/globals/allowed.txt is that surface, one list with the
+//! reason for each group; the engines' own globals (the QuickJS backend's
+//! `__v8x*` helpers, `gc`, V8's flag-enabled extensions) are removed before
+//! app code runs, with V8's startup snapshot and without.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -121,9 +121,9 @@ fn globals_that_v8_flags_add_are_removed_or_the_flags_refused() {
     }
 }
 
-/// Issue 30 A's reproduction: the original `Atomics.wait`, found among the
-/// QuickJS backend's intrinsics, blocked the worker for good. Now the list
-/// is gone (a TypeError, 500) and the worker serves on.
+/// The original `Atomics.wait`, found among the QuickJS backend's
+/// intrinsics, blocked the worker for good. Now the list is gone (a
+/// TypeError, 500) and the worker serves on.
 #[test]
 fn atomics_wait_cannot_be_found_through_the_engine_intrinsics() {
     let server = Server::start(

@@ -142,9 +142,9 @@ fn an_informational_status_from_the_app_is_a_500() {
     assert_eq!(server.get("/ok").status, 200);
 }
 
-/// Issue 30 B: a built-in that loops in native code ignores the CPU limit's
-/// interrupt. The worker can never answer again, so the server says why and
-/// exits (status 70) soon after the limit plus a second's grace, instead of
+/// A built-in that loops in native code ignores the CPU limit's interrupt.
+/// The worker can never answer again, so the server says why and exits
+/// (status 70) soon after the limit plus a second's grace, instead of
 /// hanging with its port open.
 #[test]
 fn a_native_loop_the_interrupt_cannot_reach_ends_the_server_with_a_reason() {

@@ -1,9 +1,9 @@
-//! Issue 30 C: memory an app holds outside the JS heap (ArrayBuffer and
+//! Memory an app holds outside the JS heap (ArrayBuffer and
 //! SharedArrayBuffer backing stores, Blobs) counts against a budget the
-//! size of `--max-heap-mb`, per worker. Past it the allocation fails
-//! (on V8 the heap limit's 503 and rebuild, as V8 calls the heap-limit
-//! callback before it gives up; a RangeError, so a 500, where fwbench
-//! refuses it), the server's RSS stays bounded, and the worker serves on.
+//! size of `--max-heap-mb`, per worker. Past it the allocation fails (on V8
+//! the heap limit's 503 and rebuild, as V8 calls the heap-limit callback
+//! before it gives up; a RangeError, so a 500, where fwbench refuses it),
+//! the server's RSS stays bounded, and the worker serves on.
 
 use std::time::Duration;
 

@@ -537,12 +537,12 @@ fn a_stall_after_many_quick_answers_times_out_on_time() {
 
 const HELLO: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello";
 
-/// See: issue 30, D. A server that writes two responses per request made
-/// the second one the "answer" to the next request: ~9x the honest req/s,
-/// p50 0 µs, validation passed. Bytes that arrive while no request is
-/// outstanding are an error of their own kind, and the run is flagged.
+/// A server that writes two responses per request made the second one the
+/// "answer" to the next request: ~9x the honest req/s, p50 0 µs, validation
+/// passed. Bytes that arrive while no request is outstanding are an error
+/// of their own kind, and the run is flagged.
 #[test]
-fn r30_a_server_that_answers_twice_is_flagged() {
+fn a_server_that_answers_twice_is_flagged() {
     let server = out_of_turn(b"", &[HELLO, HELLO]);
     let mut p = count_plan(&server.url(), 200);
     p.connections = 2;
@@ -575,10 +575,11 @@ fn r30_a_server_that_answers_twice_is_flagged() {
     );
 }
 
-/// See: issue 30, D. A pipelined run counts answers against the requests
-/// written: the surplus after a batch's answers is unsolicited.
+/// A pipelined run counts answers against the requests written: the surplus
+/// after a batch's answers is unsolicited, so a server that answers twice
+/// is caught with pipelining too.
 #[test]
-fn r30_pipelined_answers_are_counted_against_requests_written() {
+fn pipelined_answers_are_counted_against_requests_written() {
     let server = out_of_turn(b"", &[HELLO, HELLO]);
     let mut p = count_plan(&server.url(), 400);
     p.connections = 2;
@@ -593,15 +594,15 @@ fn r30_pipelined_answers_are_counted_against_requests_written() {
     assert_eq!(r.verdict(), Verdict::Flagged);
 }
 
-/// See: issue 30, D. A response sent before any request. In open loop the
-/// connection is idle before each request, so the greeting (or, when it
+/// A response sent before any request is no request's answer. In open loop
+/// the connection is idle before each request, so the greeting (or, when it
 /// lands after the first request was written, the real answer it leaves one
 /// behind) arrives while nothing is outstanding and is caught before the
 /// next request goes out. (In closed loop a greeting that lands after the
 /// first request is written is, to any client, that request's answer; only
 /// the surplus it leaves can be caught.)
 #[test]
-fn r30_a_response_before_any_request_is_flagged() {
+fn a_response_before_any_request_is_flagged() {
     let server = out_of_turn(HELLO, &[HELLO]);
     let mut p = count_plan(&server.url(), 8);
     p.connections = 1;
@@ -626,10 +627,10 @@ fn r30_a_response_before_any_request_is_flagged() {
     );
 }
 
-/// See: issue 30, D. The CLI's view: the run is flagged (exit status 1) and
-/// the summary names the kind.
+/// The CLI's view of a server that answers twice: the run is flagged (exit
+/// status 1) and the summary names the kind.
 #[test]
-fn r30_unsolicited_answers_flag_the_cli_run() {
+fn unsolicited_answers_flag_the_cli_run() {
     let server = out_of_turn(b"", &[HELLO, HELLO]);
     let url = server.url();
     let mut out = Vec::new();
@@ -639,10 +640,11 @@ fn r30_unsolicited_answers_flag_the_cli_run() {
     assert!(text.contains("unsolicited"), "{text}");
 }
 
-/// See: issue 30, J. `--body-file` was read with no size cap: past it the
-/// plan is refused before anything starts, naming the file and the cap.
+/// `--body-file` was read with no size cap (so `/dev/zero` was read without
+/// end): past the cap the plan is refused before anything starts, naming
+/// the file and the cap.
 #[test]
-fn r30_a_body_file_past_the_size_cap_is_refused() {
+fn a_body_file_past_the_size_cap_is_refused() {
     let dir = std::env::temp_dir().join(format!("fwbench-body-cap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let big = dir.join("body.bin");

@@ -1,7 +1,7 @@
-//! Past one machine (issue 29): `bench --server-host` with the row servers
-//! on another host over SSH, and one load cut into `--segment`s sent from
-//! three hosts and merged. The hosts are network namespaces with a real
-//! sshd ([`bed`]); traffic goes only to their addresses.
+//! Past one machine: `bench --server-host` with the row servers on another
+//! host over SSH, and one load cut into `--segment`s sent from three hosts
+//! and merged. The hosts are network namespaces with a real sshd ([`bed`]);
+//! traffic goes only to their addresses.
 
 mod bed;
 
@@ -11,25 +11,22 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{fixture, fwbench_within, wait_or_kill};
+use crate::support::{bench, fixture, fwbench_within, wait_or_kill, BenchArgs};
 use bed::{Bed, SERVER};
 
-/// The bench flags of a short run from client host 1 against the bed's
-/// server host, which runs this same fwbench.
-fn bench_args(bed: &Bed, out: &std::path::Path, extra: &[&str]) -> Vec<String> {
-    bench_args_with(bed, out, env!("CARGO_BIN_EXE_fwbench"), extra)
+/// A short bench ([`bench`]) from client host 1 against the bed's server
+/// host, which runs this same fwbench.
+fn remote_bench(bed: &Bed, out: &std::path::Path) -> BenchArgs {
+    bench(out).args(on_server_host(bed, env!("CARGO_BIN_EXE_fwbench")))
 }
 
-/// [`bench_args`] with `remote_bin` as the server host's fwbench.
-fn bench_args_with(bed: &Bed, out: &std::path::Path, remote_bin: &str, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["bench", "--server-host", &format!("root@{SERVER}")]
-        .map(String::from)
-        .into();
-    args.extend(bed.fwbench_ssh_flags());
-    args.extend(["--remote-bin".into(), remote_bin.into()]);
-    args.extend(["--out".into(), out.display().to_string()]);
-    args.extend(extra.iter().map(|a| a.to_string()));
-    args
+/// The flags that put `bench`'s row servers on the bed's server host, over
+/// SSH, with `remote_bin` as its fwbench.
+fn on_server_host(bed: &Bed, remote_bin: &str) -> Vec<String> {
+    let mut flags = vec!["--server-host".to_owned(), format!("root@{SERVER}")];
+    flags.extend(bed.fwbench_ssh_flags());
+    flags.extend(["--remote-bin".into(), remote_bin.into()]);
+    flags
 }
 
 /// Runs `command` for at most `timeout`, killing it (by PID) past that.
@@ -78,29 +75,13 @@ fn bench_runs_each_rows_server_on_the_server_host() {
     };
     bed.start_sshd();
     let out_dir = bed.dir.join("out");
-    let args = bench_args(
-        &bed,
-        &out_dir,
-        &[
-            "--frameworks",
-            "hono,hyper",
-            "--only",
-            "hello,param",
-            "-d",
-            "300ms",
-            "--warmup",
-            "100ms",
-            "-r",
-            "1",
-            "-c",
-            "4",
-            "--server-cpus",
-            "0",
-            "--in-runtime",
-            "200ms",
-        ],
-    );
-    let out = output_within(bed.fwbench_in_client(0).args(&args), Duration::from_secs(90));
+    let args = remote_bench(&bed, &out_dir)
+        .frameworks("hono,hyper")
+        .only("hello,param")
+        .connections(4)
+        .set("--server-cpus", "0")
+        .in_runtime("200ms");
+    let out = output_within(bed.fwbench_in_client(0).args(args), Duration::from_secs(90));
     assert!(out.status.success(), "{}\nsshd:\n{}", text(&out), bed.sshd_log());
 
     let report = read_json(&out_dir.join("report.json"));
@@ -187,12 +168,10 @@ fn a_different_fwbench_on_the_server_host_is_refused_naming_both_versions() {
         .arg(&other)
         .status()
         .unwrap();
-    let args = bench_args_with(
-        &bed,
-        &bed.dir.join("out"),
-        other.to_str().unwrap(),
-        &["--only", "hello"],
-    );
+    // Refused before any row: none of a short run's flags.
+    let mut args: Vec<String> = ["bench", "--only", "hello", "--out"].map(String::from).into();
+    args.push(bed.dir.join("out").display().to_string());
+    args.extend(on_server_host(&bed, other.to_str().unwrap()));
     let out = output_within(bed.fwbench_in_client(0).args(&args), Duration::from_secs(60));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -213,28 +192,16 @@ fn a_remote_server_that_dies_mid_row_is_reported_like_a_local_one() {
     };
     bed.start_sshd();
     let out_dir = bed.dir.join("out");
-    let args = bench_args(
-        &bed,
-        &out_dir,
-        &[
-            "--frameworks",
-            "hyper",
-            "--only",
-            "hello",
-            "-d",
-            "2s",
-            "--warmup",
-            "0s",
-            "-r",
-            "2",
-            "-c",
-            "2",
-            "--in-runtime",
-            "0s",
-        ],
-    );
+    let args = remote_bench(&bed, &out_dir)
+        .frameworks("hyper")
+        .only("hello")
+        .duration("2s")
+        .warmup("0s")
+        .rounds(2)
+        .connections(2)
+        .skip_in_runtime();
     let mut bench = bed.fwbench_in_client(0);
-    bench.args(&args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    bench.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = bench.spawn().expect("start bench");
     bed.track(&child);
     let server = bed
@@ -267,24 +234,14 @@ fn stopping_bench_leaves_no_server_on_the_server_host() {
     };
     bed.start_sshd();
     for signal in [libc::SIGINT, libc::SIGKILL] {
-        let args = bench_args(
-            &bed,
-            &bed.dir.join(format!("out-{signal}")),
-            &[
-                "--frameworks",
-                "hyper",
-                "--only",
-                "hello",
-                "-d",
-                "20s",
-                "-r",
-                "1",
-                "--in-runtime",
-                "0s",
-            ],
-        );
+        let args = remote_bench(&bed, &bed.dir.join(format!("out-{signal}")))
+            .frameworks("hyper")
+            .only("hello")
+            .duration("20s")
+            .default_warmup()
+            .skip_in_runtime();
         let mut bench = bed.fwbench_in_client(0);
-        bench.args(&args).stdout(Stdio::null()).stderr(Stdio::piped());
+        bench.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
         let mut child = bench.spawn().expect("start bench");
         bed.track(&child);
         bed.wait_for_row_server(Duration::from_secs(30))

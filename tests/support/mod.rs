@@ -1,9 +1,13 @@
 //! Support for the integration tests: start `fwbench serve` on an
 //! ephemeral port and talk to it with a small, real HTTP/1.1 client over
-//! TCP, run the other commands, and ([`servers`]) in-process servers for
+//! TCP, run the other commands (with [`bench()`] and [`sweep()`] building
+//! the arguments of a short run), and ([`servers`]) in-process servers for
 //! the load generator's tests.
 
+pub mod bench;
 pub mod servers;
+
+pub use bench::{bench, sweep, BenchArgs};
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};

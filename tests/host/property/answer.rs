@@ -1,7 +1,7 @@
 //! Random app answers for the property test (status, header fields, body
 //! kind), the JSON the test app reads them from, and the model of what
 //! the host must do with each: send it as told, refuse it with a 500, or
-//! cut the connection after its head (README, "Serve an app").
+//! cut the connection after its head (docs/reference.md, "Serve an app").
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

@@ -11,7 +11,7 @@
 //!   or the connection ends;
 //! - a valid request that carries a valid answer gets exactly that answer
 //!   (status, fields, body; the request as the app saw it, for an echo),
-//!   an invalid answer gets the README's 500 with one log line, and a
+//!   an invalid answer gets docs/reference.md's 500 with one log line, and a
 //!   stream that fails or breaks its content-length is cut with one log
 //!   line, never completed;
 //! - a request with a defect gets its 4xx, or the connection closes;
