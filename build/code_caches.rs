@@ -138,9 +138,8 @@ pub fn rehearse(set: &SnapshotSet, extensions: Vec<Extension>) -> Result<CodeCac
     });
     evaluate(&mut runtime, &*loader, &tokio, set.modules)?;
     let rows: Vec<serde_json::Value> = set
-        .frameworks
-        .iter()
-        .map(|row| serde_json::json!({ "name": row.name, "factory": row.factory, "mode": row.mode }))
+        .rows()
+        .map(|(name, factory, mode)| serde_json::json!({ "name": name, "factory": factory, "mode": mode }))
         .collect();
     let call = format!(
         "import({}).then((rehearsal) => rehearsal.rehearse({}))",

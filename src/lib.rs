@@ -7,7 +7,9 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`engine`]: the embedded JS host (deno_core on V8 or QuickJS-ng), its Web
   globals, module loader, sandbox and limits;
 - [`adapter`]: the hyper server and its bridge into JS;
-- [`frameworks`]: the one list of frameworks, and how each row is served;
+- [`framework_list`]: the one list of frameworks, as plain data (build.rs
+  compiles it too); [`frameworks`]: what the binary adds to it (versions,
+  selection, row kinds);
 - [`native`]: native Rust rows (hyper, axum);
 - [`scenario`]: scenario modules (request, expectations, apps), and the
   suites of built-in ones;
@@ -31,6 +33,7 @@ pub mod bench;
 pub mod capped_read;
 pub mod cli;
 pub mod engine;
+pub mod framework_list;
 pub mod frameworks;
 pub mod header_sets;
 pub mod in_runtime;

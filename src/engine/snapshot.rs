@@ -47,7 +47,7 @@ fn mode() -> Mode {
 /// A sealed snapshot as build.rs stored it in the binary. There is one per
 /// framework (`snapshot_sets`), 2 to 5 MB each: the smaller ones are
 /// LZ4-compressed (to a third), the biggest stored raw, where decompressing
-/// would cost a start 3 ms or more (build.rs's `STORED_RAW_FROM`).
+/// would cost a start 3 ms or more (build/snapshots.rs's `STORED_RAW_FROM`).
 #[derive(Clone, Copy)]
 pub enum Stored {
     /// LZ4-compressed, its size prepended: decompressed once per process.
@@ -61,7 +61,7 @@ pub enum Stored {
 #[repr(C, align(16))]
 #[cfg_attr(
     not(feature = "v8"),
-    allow(dead_code, reason = "only build.rs's table for V8 uses it")
+    allow(dead_code, reason = "only build/snapshots.rs's table for V8 uses it")
 )]
 struct Aligned<Bytes: ?Sized>(Bytes);
 

@@ -29,24 +29,15 @@
 //! loader resolves, or `fwbench:///` URLs), so the snapshot's module map
 //! holds exactly the URLs the app's imports resolve to.
 
-/// A framework row as js/runtime/rehearsal.js builds its app: what
-/// src/frameworks.rs says of it (a test checks that they agree), which
-/// build.rs cannot read.
-pub struct Row {
-    /// The framework's name.
-    pub name: &'static str,
-    /// The scenario `apps` key its app comes from.
-    pub factory: &'static str,
-    /// How its app is served, as js/runtime/scenario.js spells it.
-    pub mode: &'static str,
-}
+use crate::framework_list::Serving;
 
 /// One snapshot beyond the engine's own.
 pub struct SnapshotSet {
     /// The name the snapshot is chosen by (`EngineOptions::snapshot`).
     pub name: &'static str,
-    /// The framework rows that start from it, rehearsed before it is taken.
-    pub frameworks: &'static [Row],
+    /// The framework rows that start from it, rehearsed before it is
+    /// taken, by their name in src/framework_list.rs.
+    pub frameworks: &'static [&'static str],
     /// Modules evaluated into it, in order, after the bootstrap.
     pub modules: &'static [&'static str],
     /// The framework warm-ups run before it is taken (`warmUp` in
@@ -80,67 +71,61 @@ const APP_PRELUDE: [&str; 2] = [
     "fwbench:///runtime/scenario.js",
 ];
 
-/// A row served fetch-style from its own factory.
-const fn fetch(name: &'static str) -> Row {
-    Row {
-        name,
-        factory: name,
-        mode: "fetch",
-    }
-}
-
-/// A row served through the node:http shim from its own factory.
-const fn node(name: &'static str) -> Row {
-    Row {
-        name,
-        factory: name,
-        mode: "node",
-    }
-}
-
 /// The framework snapshots, by name.
 pub const SETS: &[SnapshotSet] = &[
     SnapshotSet {
         name: "s200",
-        frameworks: &[fetch("s200"), fetch("s200-light")],
+        frameworks: &["s200", "s200-light"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "s200", "s200/light"],
         warm_up: &["s200", "s200/light"],
     },
     SnapshotSet {
         name: "hono",
-        frameworks: &[
-            fetch("hono"),
-            Row {
-                name: "hono-patched",
-                factory: "hono",
-                mode: "hono-node-server",
-            },
-        ],
+        frameworks: &["hono", "hono-patched"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "hono", "@hono/node-server"],
         warm_up: &["hono"],
     },
     SnapshotSet {
         name: "express",
-        frameworks: &[node("express")],
+        frameworks: &["express"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "express"],
         warm_up: &["express"],
     },
     SnapshotSet {
         name: "fastify",
-        frameworks: &[node("fastify")],
+        frameworks: &["fastify"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "fastify"],
         warm_up: &["fastify"],
     },
     SnapshotSet {
         name: "elysia",
-        frameworks: &[fetch("elysia")],
+        frameworks: &["elysia"],
         modules: &[APP_PRELUDE[0], APP_PRELUDE[1], "elysia"],
         warm_up: &["elysia"],
     },
 ];
 
+impl SnapshotSet {
+    /// Its rows as js/runtime/rehearsal.js builds their apps: each one's
+    /// name, its scenario `apps` key and its serving mode as
+    /// js/runtime/scenario.js spells it, from src/framework_list.rs (the
+    /// list the binary serves them from). A name that is not a JS row
+    /// there fails the build that rehearses it.
+    pub fn rows(&self) -> impl Iterator<Item = (&'static str, &'static str, &'static str)> + '_ {
+        self.frameworks.iter().map(|&name| {
+            let serving = crate::framework_list::find(name).map(|framework| framework.serving);
+            match serving {
+                Some(Serving::Js { factory, mode }) => (name, factory, mode.as_str()),
+                _ => panic!(
+                    "snapshot set {}: {name} is not a JS row of src/framework_list.rs",
+                    self.name
+                ),
+            }
+        })
+    }
+}
+
 /// The snapshot set a framework row starts from, if it has one.
 pub fn for_framework(framework: &str) -> Option<&'static SnapshotSet> {
-    SETS.iter()
-        .find(|set| set.frameworks.iter().any(|row| row.name == framework))
+    SETS.iter().find(|set| set.frameworks.contains(&framework))
 }
