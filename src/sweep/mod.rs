@@ -77,26 +77,14 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
     );
     let measured = bench::measure_plan(&plan, &tokio)?;
     let sweep = SweepResult::of(&measured.report, &source.name, depths);
-    output::write_outputs(&sweep, &measured.report, &plan)?;
+    output::write_outputs(&sweep, &sweep.header, &WRITERS, &measured.report, &plan)?;
     Ok(measured.outcome())
 }
 
-impl output::Derived for SweepResult {
-    const NAME: &'static str = "sweep";
-
-    fn header(&self) -> &crate::report::RunHeader {
-        &self.header
-    }
-
-    fn write_terminal(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        text::write_terminal(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        text::write_csv(self, out)
-    }
-
-    fn write_svg(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        svg::write_svg(self, out)
-    }
-}
+/// How a sweep result is written.
+const WRITERS: output::Writers<SweepResult> = output::Writers {
+    name: "sweep",
+    terminal: text::write_terminal,
+    csv: text::write_csv,
+    svg: svg::write_svg,
+};

@@ -11,37 +11,40 @@ use crate::bench::output::write_file;
 use crate::bench::BenchPlan;
 use crate::report::{BenchReport, RunHeader};
 
-/// A result derived from a bench report, with its own writers.
-pub(crate) trait Derived: Serialize {
+/// The writers of a result derived from a bench report.
+pub(crate) struct Writers<R> {
     /// The stem of its files (`sweep` for sweep.json, sweep.csv, sweep.svg).
-    const NAME: &'static str;
-    /// The run header it carries.
-    fn header(&self) -> &RunHeader;
+    pub name: &'static str,
     /// Its tables, for the terminal.
-    fn write_terminal(&self, out: &mut dyn Write) -> io::Result<()>;
+    pub terminal: fn(&R, &mut dyn Write) -> io::Result<()>,
     /// Its CSV.
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()>;
+    pub csv: fn(&R, &mut dyn Write) -> io::Result<()>,
     /// Its chart.
-    fn write_svg(&self, out: &mut dyn Write) -> io::Result<()>;
+    pub svg: fn(&R, &mut dyn Write) -> io::Result<()>,
 }
 
-/// Writes `result` and the `report` it came from, as the module doc says.
-pub(crate) fn write_outputs<R: Derived>(
+/// Writes `result` (whose run header is `header`) with `writers`, and the
+/// `report` it came from, as the module doc says.
+pub(crate) fn write_outputs<R: Serialize>(
     result: &R,
+    header: &RunHeader,
+    writers: &Writers<R>,
     report: &BenchReport,
     plan: &BenchPlan,
 ) -> anyhow::Result<()> {
-    result.write_terminal(&mut io::stdout().lock())?;
+    (writers.terminal)(result, &mut io::stdout().lock())?;
     let json = |out: &mut dyn Write| {
         serde_json::to_writer_pretty(&mut *out, result)?;
         writeln!(out)
     };
-    let csv = |out: &mut dyn Write| result.write_csv(out);
-    let name = R::NAME;
+    let csv = |out: &mut dyn Write| (writers.csv)(result, out);
+    let name = writers.name;
     let out_dir = &plan.out_dir;
     write_file(&out_dir.join(format!("{name}.json")), &json)?;
     write_file(&out_dir.join(format!("{name}.csv")), &csv)?;
-    write_file(&out_dir.join(format!("{name}.svg")), &|out| result.write_svg(out))?;
+    write_file(&out_dir.join(format!("{name}.svg")), &|out| {
+        (writers.svg)(result, out)
+    })?;
     write_file(&out_dir.join("report.json"), &|out| {
         crate::report::write_json(report, out)
     })?;
@@ -53,7 +56,7 @@ pub(crate) fn write_outputs<R: Derived>(
     }
     println!(
         "\nwall time {:.0} s; results in {} ({name}.json, {name}.csv, {name}.svg, report.json, hdr/)",
-        result.header().wall_time_s,
+        header.wall_time_s,
         out_dir.display()
     );
     Ok(())
