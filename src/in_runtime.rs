@@ -1,7 +1,8 @@
 //! `serve --framework F --scenario S --in-runtime DURATION`: one row's app
 //! served its scenario's request inside its runtime, with no transport
 //! (adapter/in_runtime.rs), every answer checked against the scenario's
-//! expectation; prints one JSON [`InRuntimeReport`] line and exits. `bench`
+//! expectation; writes one JSON [`InRuntimeReport`] line to the channel
+//! serve keeps for it (src/serve.rs: no app can print there) and exits. `bench`
 //! runs it for each JS row, pinned like the row's server.
 
 use std::time::Duration;
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::adapter::in_runtime::{self, Answer, SyntheticRequest};
 use crate::adapter::{AppSpec, ServeConfig};
 use crate::engine::HeapSnapshot;
+use crate::outcome::Outcome;
 use crate::scenario::{self, ScenarioRef};
 use crate::scenario::{mismatches, SeenResponse};
 
@@ -42,7 +44,8 @@ pub fn run(
     scenario: &ScenarioRef,
     warmup: Duration,
     duration: Duration,
-) -> anyhow::Result<()> {
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<Outcome> {
     let info = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -80,11 +83,17 @@ pub fn run(
     report.cpu_us_per_request = per_request(measured.cpu);
     report.wall_us_per_request = per_request(measured.wall);
     report.heap = measured.heap;
-    println!(
-        "{}",
-        serde_json::to_string(&report).context("cannot write the report")?
-    );
-    Ok(())
+    serde_json::to_writer(&mut *out, &report).context("cannot write the report")?;
+    writeln!(out).context("cannot write the report")?;
+    // The figure stands (it is what those answers cost), but answers the
+    // scenario does not expect fail the run, as they fail a bench row.
+    Ok(match report.mismatches {
+        0 => Outcome::Passed,
+        n => Outcome::Failed(format!(
+            "{n} of {} answers differed from the scenario's expectation",
+            report.requests
+        )),
+    })
 }
 
 /// The scenario's request as the table holds one.

@@ -30,7 +30,9 @@ const FAILED: u8 = 1;
 fn main() -> ExitCode {
     fwbench::process_start::mark();
     let cli = cli::Cli::parse();
-    let outcome = fwbench::engine::flags::apply_from_env().and_then(|()| run(cli.command));
+    let outcome = fwbench::engine::switches::from_env()
+        .and_then(|_| fwbench::engine::flags::apply_from_env())
+        .and_then(|()| run(cli.command));
     match outcome {
         Ok(Outcome::Passed) => ExitCode::SUCCESS,
         Ok(Outcome::Failed(why)) => {
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
 /// Runs one command to its outcome.
 fn run(command: cli::Command) -> anyhow::Result<Outcome> {
     match command {
-        cli::Command::Serve(args) => serve::run(args).map(|()| Outcome::Passed),
+        cli::Command::Serve(args) => serve::run(args),
         cli::Command::Load(args) => {
             load::run(*args, &mut std::io::stdout().lock()).map(|outcome| outcome.verdict.into())
         }

@@ -1,9 +1,12 @@
 //! `fwbench serve`: validate the arguments, bind, start the workers (JS
 //! rows through the adapter, native rows through src/native) and run until
 //! Ctrl-C (or SIGTERM), which stops it within 3 s whatever app code is doing,
-//! while it loads as while it serves.
+//! while it loads as while it serves. Its stdout carries the banner alone:
+//! what the app prints goes to stderr ([`banner_channel`]).
 
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
+use std::os::fd::FromRawFd;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -13,6 +16,7 @@ use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
+use crate::outcome::Outcome;
 use crate::{in_runtime, native, process_start, scenario};
 
 /// What `serve` runs.
@@ -48,7 +52,8 @@ struct Running {
 }
 
 /// Runs `fwbench serve`.
-pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
+    let mut channel = banner_channel()?;
     let target = target(&args)?;
     let config = ServeConfig {
         workers: args.workers.into(),
@@ -67,7 +72,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         scenario.depth = args.depth.map(usize::from);
         scenario.headers = args.headers;
         scenario.without = args.without.clone();
-        return in_runtime::run(&spec, config, &scenario, args.in_runtime_warmup, duration);
+        return in_runtime::run(
+            &spec,
+            config,
+            &scenario,
+            args.in_runtime_warmup,
+            duration,
+            &mut channel,
+        );
     }
     let address = SocketAddr::new(args.host, args.port);
     let listener = TcpListener::bind(address).with_context(|| {
@@ -141,19 +153,46 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let loaded =
         loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
-    println!(
+    writeln!(
+        channel,
         "fwbench serving {display} ({style}) on http://{bound}/ with {} worker{} [{engine}] · {}",
         config.workers,
         if config.workers == 1 { "" } else { "s" },
         startup_note(loaded, process_start::elapsed_at(Instant::now())),
-    );
+    )
+    .and_then(|()| channel.flush())
+    .context("cannot write the banner")?;
     signals.block_on(stop)?;
     eprintln!("fwbench: stopping");
     let left_running = workers.shutdown();
     if left_running > 0 {
         eprintln!("fwbench: {left_running} worker(s) still running JS; exiting without them");
     }
-    Ok(())
+    Ok(Outcome::Passed)
+}
+
+/// The channel bench reads the banner from (and `--in-runtime`'s result
+/// line): the stdout this process was given, kept apart before any app
+/// code runs. File descriptor 1 then goes where stderr goes, so whatever
+/// an app prints (`console.log`, `process.stdout`) lands in the log beside
+/// the host's own lines, and no app can put a line where bench reads the
+/// address it loads or the figures it records.
+fn banner_channel() -> anyhow::Result<std::fs::File> {
+    // SAFETY: duplicating this process's own standard descriptors, before
+    // any app code or other thread of ours writes to them; the new one is
+    // owned by the File returned, and close-on-exec.
+    let kept = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
+    if kept < 0 {
+        return Err(std::io::Error::last_os_error()).context("cannot keep stdout for the banner");
+    }
+    // SAFETY: `kept` is a descriptor just made, owned by nothing else.
+    let channel = std::fs::File::from(unsafe { std::os::fd::OwnedFd::from_raw_fd(kept) });
+    // SAFETY: as above; dup2 onto fd 1 closes what fd 1 was (its copy is
+    // `kept`).
+    if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
+        return Err(std::io::Error::last_os_error()).context("cannot send app output to stderr");
+    }
+    Ok(channel)
 }
 
 /// The banner's start-up split, in ms since the process started (its

@@ -106,17 +106,29 @@ impl CpuSets {
 
 /// Parses `0`, `0,2` or `0-3` into CPU numbers.
 pub fn parse_cpu_list(text: &str) -> anyhow::Result<Vec<usize>> {
+    // Checked before a range is expanded: `0-4294967295` would otherwise
+    // be four billion entries, gigabytes, before any other check.
+    let cpu = |number: &str| -> anyhow::Result<usize> {
+        let cpu: usize = number.trim().parse()?;
+        if cpu >= MAX_CPUS {
+            bail!("CPU {cpu} is past the largest a CPU set holds ({})", MAX_CPUS - 1);
+        }
+        Ok(cpu)
+    };
     let mut cpus = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse()?, b.trim().parse()?);
+                let (a, b) = (cpu(a)?, cpu(b)?);
                 if a > b {
                     bail!("range {part} runs backwards");
                 }
                 cpus.extend(a..=b);
             }
-            None => cpus.push(part.parse()?),
+            None => cpus.push(cpu(part)?),
+        }
+        if cpus.len() > MAX_CPUS {
+            bail!("more than {MAX_CPUS} CPUs listed");
         }
     }
     if cpus.is_empty() {
@@ -124,6 +136,10 @@ pub fn parse_cpu_list(text: &str) -> anyhow::Result<Vec<usize>> {
     }
     Ok(cpus)
 }
+
+/// CPU numbers a `cpu_set_t` holds (Linux's `CPU_SETSIZE`): pinning can
+/// name none past it.
+const MAX_CPUS: usize = libc::CPU_SETSIZE as usize;
 
 /// A `cpu_set_t` holding `cpus`.
 pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
@@ -171,6 +187,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_range_past_any_cpu_is_refused_before_it_is_expanded() {
+        let error = parse_cpu_list("0-4294967295").unwrap_err().to_string();
+        assert!(
+            error.contains("CPU 4294967295 is past the largest a CPU set holds (1023)"),
+            "{error}"
+        );
+        assert!(parse_cpu_list("1024").is_err());
+        assert!(parse_cpu_list("0-1023,0-1023").is_err(), "2048 entries");
+        assert_eq!(parse_cpu_list("0-1023").map(|cpus| cpus.len()).ok(), Some(1024));
+    }
+
+    #[test]
     fn cpu_lists_take_singles_lists_and_ranges() {
         assert_eq!(parse_cpu_list("1").unwrap(), [1]);
         assert_eq!(parse_cpu_list("0,2").unwrap(), [0, 2]);
@@ -181,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_cpu_outside_the_allowed_set_is_refused_by_number() {
-        let error = CpuSets::resolve(Some("4096"), None).unwrap_err().to_string();
+        let error = format!("{:#}", CpuSets::resolve(Some("4096"), None).unwrap_err());
         assert!(error.contains("CPU 4096"), "{error}");
     }
 

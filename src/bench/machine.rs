@@ -70,5 +70,7 @@ pub fn tool_info(frameworks: &[&'static frameworks::Framework]) -> ToolInfo {
         engine: crate::engine::engine_name().to_owned(),
         framework_versions,
         dependency_versions,
+        // Checked when the command started (main.rs): what is left is set.
+        engine_switches: crate::engine::switches::from_env().unwrap_or_default(),
     }
 }

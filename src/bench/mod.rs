@@ -7,7 +7,8 @@
 //! - `spec.rs`: what a row's server is (its `serve` command line, CPUs and
 //!   machine); `server.rs`: its running process, started and stopped
 //!   through `launch.rs` (here, or on another machine), its banner read by
-//!   `banner.rs` and its end told by `exit.rs`; `row.rs`: bringing a row
+//!   `banner.rs` (the port it names checked to be its own by
+//!   `listening.rs`) and its end told by `exit.rs`; `row.rs`: bringing a row
 //!   up (start, validate, the typed [`RowFailure`]), for `check` and
 //!   `bench`.
 //! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
@@ -25,6 +26,7 @@ pub mod cpus;
 mod exit;
 mod in_runtime;
 mod launch;
+mod listening;
 mod machine;
 pub mod matrix;
 mod measure;

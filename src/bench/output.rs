@@ -27,14 +27,37 @@ pub fn write_hdr(
     Ok(file)
 }
 
-/// Creates `path` and fills it with `writer`; errors name the file.
+/// Fills `path` with `writer`, whole or not at all: the bytes go to a
+/// temporary file beside it, which replaces `path` only once written and
+/// flushed, so a full disk or a failed writer leaves no truncated report
+/// (the old file, if any, stays). A path that is not a regular file
+/// (`/dev/stdout`, a pipe) is written directly. Errors name the file.
 pub fn write_file(
     path: &Path,
     writer: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    writer(&mut file).with_context(|| format!("cannot write {}", path.display()))
+    if path.metadata().is_ok_and(|meta| !meta.is_file()) {
+        let mut file =
+            std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        return writer(&mut file).with_context(|| format!("cannot write {}", path.display()));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let partial = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let written = std::fs::File::create(&partial)
+        .and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            writer(&mut out)?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&partial, path));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(error).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
 }
 
 /// The terminal (or Markdown) tables on stdout; every report file.
@@ -68,4 +91,34 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
         if anatomy_drawn { "anatomy.svg, " } else { "" }
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_that_fails_leaves_the_old_file_and_no_partial_one() {
+        let dir = std::env::temp_dir().join(format!("fwbench-write-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let path = dir.join("report.json");
+        write_file(&path, &|out| out.write_all(b"{\"first\": 1}")).expect("written");
+        let error = write_file(&path, &|out| {
+            out.write_all(b"{\"half")?;
+            Err(std::io::Error::other("No space left on device"))
+        })
+        .expect_err("the writer failed");
+        assert!(
+            format!("{error:#}").contains("No space left on device"),
+            "{error:#}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("kept"), "{\"first\": 1}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("report.json")]);
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
 }

@@ -314,19 +314,16 @@ impl ServerMachine {
     }
 }
 
-/// The environment switches of the engine that `serve` reads: a run's
-/// setting of any of them is passed on to the remote fwbench.
-const SWITCHES: [&str; 3] = ["FWBENCH_SNAPSHOT", "FWBENCH_HEAP_STATS", "FWBENCH_V8_FLAGS"];
-
-/// This run's engine switches ([`SWITCHES`]) as `NAME=value` words: ssh
-/// passes no environment, so the remote fwbench gets them on its command
-/// line (through `env`), and serves and reports its version as a local one
-/// would under them. A value that is not UTF-8 is not passed (none of the
-/// switches takes one).
+/// This run's engine switches (engine/switches.rs) as `NAME=value` words:
+/// ssh passes no environment, so the remote fwbench gets them on its
+/// command line (through `env`), and serves and reports its version as a
+/// local one would under them. They were checked when the command
+/// started.
 fn fwbench_switches() -> Vec<String> {
-    SWITCHES
-        .iter()
-        .filter_map(|name| Some(format!("{name}={}", std::env::var(name).ok()?)))
+    crate::engine::switches::from_env()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
         .collect()
 }
 

@@ -99,6 +99,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
         ));
     }
     report.warnings.extend(summary::held_back_warning(&report));
+    report.warnings.extend(summary::idle_server_warning(&report));
     write_hdr_files(plan, &live, &mut report);
     let mut stopped = Vec::with_capacity(live.len());
     for row in live {
@@ -107,6 +108,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     }
     if !interrupted && !plan.in_runtime.is_zero() {
         measure_in_runtime(plan, &stopped, &mut report, &cancel);
+        report.warnings.extend(summary::in_runtime_warning(&report));
     }
     report.header.wall_time_s = started.elapsed().as_secs_f64();
     Ok(MeasuredPlan { report, interrupted })

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use super::banner::{self, LoadedAt};
 use super::exit::{Exit, WaitTimeout};
 use super::launch::Launch;
+use super::listening::listens_on;
 use super::spec::ServerSpec;
 use super::telemetry::{TelemetryChannel, SERVER_FD};
 use crate::adapter::ServerSnapshot;
@@ -229,6 +230,17 @@ impl ServerProcess {
         };
         let seen = match received {
             Ok(line) => match banner::address(&line) {
+                // A server here must itself listen where its banner says;
+                // one on another machine is reached through its address.
+                Some(listening)
+                    if self.local_pid().and_then(|pid| listens_on(pid, listening.port())) == Some(false) =>
+                {
+                    NotStarted::BadBanner(format!(
+                        "{} (it does not listen on port {} itself)",
+                        line.trim_end(),
+                        listening.port()
+                    ))
+                }
                 Some(listening) => {
                     self.addr = self.launch.load_address(listening);
                     self.loaded = banner::loaded_at(&line, self.spawned.elapsed());
@@ -349,15 +361,49 @@ mod tests {
         ServerProcess::spawn(command, Launch::Local)?.await_banner(timeout)
     }
 
+    /// A server that listens on a port of its own, says so in its banner,
+    /// then runs `then` (Python: the shell cannot listen).
+    fn listening(then: &str, timeout: Duration) -> Result<ServerProcess, StartError> {
+        let script = format!(
+            "import socket, time\n\
+             s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n\
+             print('serving on http://127.0.0.1:%d/ now' % s.getsockname()[1], flush=True)\n\
+             {then}\n"
+        );
+        let mut command = Command::new("python3");
+        command.args(["-c", &script]);
+        ServerProcess::spawn(command, Launch::Local)?.await_banner(timeout)
+    }
+
     #[test]
     fn a_server_that_prints_its_banner_has_started() {
-        let server = sh(
-            "echo 'serving on http://127.0.0.1:4321/ now'; sleep 30",
+        let server = listening("time.sleep(30)", Duration::from_secs(30))
+            .map_err(|e| e.seen.to_string())
+            .unwrap();
+        assert_eq!(server.addr.ip(), std::net::IpAddr::from([127, 0, 0, 1]));
+        assert_ne!(server.addr.port(), 0);
+    }
+
+    /// Its banner could name any server's port (an app's `console.log` once
+    /// came first and did): only its own listening socket is loaded.
+    #[test]
+    fn a_banner_naming_a_port_the_server_does_not_listen_on_is_refused() {
+        let other = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = other.local_addr().expect("address").port();
+        let error = sh(
+            &format!("echo 'serving on http://127.0.0.1:{port}/ now'; sleep 30"),
             Duration::from_secs(30),
         )
-        .map_err(|e| e.seen.to_string())
-        .unwrap();
-        assert_eq!(server.addr, "127.0.0.1:4321".parse().unwrap());
+        .err()
+        .expect("not its own port");
+        assert!(
+            error
+                .seen
+                .to_string()
+                .contains(&format!("it does not listen on port {port} itself")),
+            "{}",
+            error.seen
+        );
     }
 
     #[test]
@@ -423,12 +469,9 @@ mod tests {
 
     #[test]
     fn a_busy_servers_cpu_time_grows() {
-        let server = sh(
-            "echo 'serving on http://127.0.0.1:4321/ now'; while :; do :; done",
-            Duration::from_secs(30),
-        )
-        .map_err(|e| e.seen.to_string())
-        .unwrap();
+        let server = listening("while True: pass", Duration::from_secs(30))
+            .map_err(|e| e.seen.to_string())
+            .unwrap();
         let before = server.cpu_time().expect("a running process has a CPU time");
         std::thread::sleep(Duration::from_millis(300));
         let after = server.cpu_time().expect("still running");

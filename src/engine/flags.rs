@@ -7,7 +7,7 @@
 //! process, before the first isolate, so they are applied at start-up.
 
 /// The variable holding the engine flags (space-separated).
-pub const VARIABLE: &str = "FWBENCH_V8_FLAGS";
+pub const VARIABLE: &str = super::switches::V8_FLAGS;
 
 /// Passes the flags in [`VARIABLE`], if set, to the engine. Fails naming
 /// the flags the engine does not know, so that a typo is not a silent

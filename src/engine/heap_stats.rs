@@ -33,7 +33,7 @@ pub fn heap_stats_enabled() -> bool {
 /// adapter/request_timing.rs.
 pub fn telemetry_switched_on() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("FWBENCH_HEAP_STATS").is_none_or(|v| v != "off"))
+    *ON.get_or_init(|| std::env::var_os(super::switches::HEAP_STATS).is_none_or(|v| v != "off"))
 }
 
 /// One isolate's (or a worker's successive isolates') allocation and GC

@@ -43,6 +43,7 @@ mod sandbox;
 pub mod snapshot;
 mod snapshot_seal;
 pub mod snapshot_sets;
+pub mod switches;
 
 use std::future::{poll_fn, Future};
 use std::path::PathBuf;

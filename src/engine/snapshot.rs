@@ -22,7 +22,7 @@ use super::snapshot_seal::{self, Refused};
 
 /// The variable that turns the snapshots off (`off`) or the framework
 /// snapshots only (`bootstrap`).
-pub const VARIABLE: &str = "FWBENCH_SNAPSHOT";
+pub const VARIABLE: &str = super::switches::SNAPSHOT;
 
 /// Which snapshots runtimes start from, as `FWBENCH_SNAPSHOT` says.
 #[derive(Clone, Copy, PartialEq, Eq)]

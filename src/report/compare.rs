@@ -270,6 +270,11 @@ fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
         a.header.tool.engine.clone(),
         b.header.tool.engine.clone(),
     );
+    let switches = |report: &BenchReport| match &report.header.tool.engine_switches {
+        set if set.is_empty() => "none".to_owned(),
+        set => super::text::switches(set),
+    };
+    differ("engine switches", switches(a), switches(b));
     for (label, ma, mb) in [
         (
             "framework",

@@ -119,6 +119,11 @@ pub struct ToolInfo {
     /// Other components that shape the figures → version (deno_core, hyper,
     /// axum, ...).
     pub dependency_versions: BTreeMap<String, String>,
+    /// The engine switches the run set (`FWBENCH_SNAPSHOT`,
+    /// `FWBENCH_HEAP_STATS`, `FWBENCH_V8_FLAGS`) → value; absent when none
+    /// was, as in reports written before they were recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engine_switches: BTreeMap<String, String>,
 }
 
 /// The other machine of a `--server-host` run: where the row servers ran,

@@ -269,6 +269,65 @@ pub fn held_back_warning(report: &BenchReport) -> Option<String> {
     ))
 }
 
+/// Answers in a round past which a server that answered them must have
+/// used some CPU: at 1 µs a request (a fifth of the fastest row here),
+/// 10,000 answers are 10 ms, one tick of the /proc clock.
+pub const IDLE_SERVER_ANSWERS: u64 = 10_000;
+
+/// The run-level warning for rows whose server used no CPU in a round in
+/// which at least [`IDLE_SERVER_ANSWERS`] answers came back: the answers
+/// came from somewhere else than the row's server process, so its figures
+/// are not the row's. `None` when no row is such.
+pub fn idle_server_warning(report: &BenchReport) -> Option<String> {
+    let idle: Vec<String> = report
+        .rows
+        .iter()
+        .filter(|row| {
+            row.rounds.iter().any(|round| {
+                round.successes >= IDLE_SERVER_ANSWERS
+                    && round.cost.is_some_and(|cost| cost.server_us() == 0.0)
+            })
+        })
+        .map(|row| format!("{} × {}", row.framework, row.scenario))
+        .collect();
+    (!idle.is_empty()).then(|| {
+        format!(
+            "the server process used no CPU while its answers came back ({}): something else answered, \
+             so those figures are not the row's",
+            idle.join(", ")
+        )
+    })
+}
+
+/// The run-level warning for JS rows whose in-runtime cost (their request
+/// served inside the runtime, no socket) is above their server's whole CPU
+/// per request, which includes it: the app behaved otherwise without the
+/// transport (an app can tell the two apart and, say, spin only there), so
+/// its in-runtime figure is not its cost. `None` when no row is such.
+pub fn in_runtime_warning(report: &BenchReport) -> Option<String> {
+    let above: Vec<String> = report
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let in_runtime = row.in_runtime.as_ref()?.cpu_us;
+            let server = CostSummary::of(row)?.server_us();
+            (in_runtime > server).then(|| {
+                format!(
+                    "{} × {}: {in_runtime:.2} µs against {server:.2}",
+                    row.framework, row.scenario
+                )
+            })
+        })
+        .collect();
+    (!above.is_empty()).then(|| {
+        format!(
+            "the in-runtime cost is above the server's whole CPU per request, which includes it ({}): the \
+             app ran otherwise without the socket, so that figure is not its cost",
+            above.join("; ")
+        )
+    })
+}
+
 /// Derived figures of one framework across scenarios.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FrameworkSummary {

@@ -240,10 +240,24 @@ pub fn run_header(header: &RunHeader, extent: &str) -> Vec<String> {
         ),
         pinned,
     ];
+    if !header.tool.engine_switches.is_empty() {
+        lines.push(format!(
+            "engine switches: {}",
+            switches(&header.tool.engine_switches)
+        ));
+    }
     if let Some(host) = &header.server_host {
         lines.extend(server_host_lines(host));
     }
     lines
+}
+
+/// `FWBENCH_HEAP_STATS=off, FWBENCH_V8_FLAGS=--jitless`.
+pub fn switches(set: &std::collections::BTreeMap<String, String>) -> String {
+    set.iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `request headers: browser`, or per set the scenarios that sent it when

@@ -290,3 +290,41 @@ fn serve_in_runtime_prints_one_json_line_and_refuses_native_rows() {
     let stderr = String::from_utf8_lossy(&native.stderr);
     assert!(stderr.contains("native row has no runtime"), "{stderr}");
 }
+
+/// `serve --in-runtime` of an app whose answers differ from the scenario's
+/// expectation still prints its figures (with the count), and exits 1:
+/// a framework author's loop must not read a wrong app as a passing one.
+#[test]
+fn serve_in_runtime_exits_1_when_answers_differ_from_the_expectation() {
+    let dir = scratch("in-runtime-mismatch");
+    let scenario = dir.join("wrong.js");
+    std::fs::write(
+        &scenario,
+        "export const description = 'an app that answers what the scenario does not expect';\n\
+         export const request = { method: 'GET', path: '/', headers: {}, body: null };\n\
+         export const expect = { status: 200, body: 'yes' };\n\
+         export const apps = { s200: () => ({ fetch: () => new Response('no') }) };\n",
+    )
+    .expect("write the scenario");
+    let out = fwbench([
+        "serve",
+        "--framework",
+        "s200",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--in-runtime",
+        "100ms",
+        "--in-runtime-warmup",
+        "20ms",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(line.trim()).expect("one JSON line");
+    assert!(report["mismatches"].as_u64().unwrap() > 0, "{report:#}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("differed from the scenario's expectation"));
+}

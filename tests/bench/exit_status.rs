@@ -228,3 +228,23 @@ fn a_bench_stopped_by_sigterm_reports_its_finished_rounds() {
     let warnings = report["warnings"].to_string();
     assert!(warnings.contains("SIGTERM"), "{warnings}");
 }
+
+/// An engine switch with a value it does not take (a typo) is a set-up
+/// error, exit 2, before any row: it used to mean the default, silently.
+#[test]
+fn a_misspelt_engine_switch_exits_2_naming_the_values() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args(["check", "--frameworks", "hyper", "--only", "hello"])
+        .env("FWBENCH_SNAPSHOT", "bootsrap")
+        .output()
+        .expect("run fwbench");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("FWBENCH_SNAPSHOT=\"bootsrap\""), "{stderr}");
+    assert!(stderr.contains("expected on, off, bootstrap"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "no row ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

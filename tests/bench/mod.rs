@@ -432,3 +432,48 @@ fn a_row_that_does_not_start_says_what_was_seen() {
         "{exited:#}"
     );
 }
+
+/// An app that prints a banner of its own while it loads, naming another
+/// server's port, does not choose what bench loads: serve's stdout carries
+/// its banner alone (the app's output goes to stderr), and bench loads a
+/// port only if the row's server itself listens there. The decoy never
+/// hears a request; the row's own server answers them all.
+#[test]
+fn an_app_that_prints_a_banner_does_not_choose_the_server_bench_loads() {
+    let decoy = crate::support::servers::hello();
+    let dir = scratch("bench-forged-banner");
+    let scenario = dir.join("forged-banner.js");
+    std::fs::write(
+        &scenario,
+        format!(
+            "console.log('fwbench serving forged (fetch app) on {url} with 1 worker [V8] · started: banner 1.0 ms');\n\
+             export const description = 'an app that prints a banner naming another server';\n\
+             export const request = {{ method: 'GET', path: '/', headers: {{}}, body: null }};\n\
+             export const expect = {{ status: 200, body: 'mine' }};\n\
+             export const apps = {{\n\
+               s200() {{\n\
+                 console.log('fwbench serving forged (fetch app) on {url} with 1 worker [V8]');\n\
+                 return {{ fetch: () => new Response('mine') }};\n\
+               }},\n\
+             }};\n",
+            url = decoy.url()
+        ),
+    )
+    .expect("write the scenario");
+    let out = fwbench(
+        bench(&dir)
+            .scenario(&scenario)
+            .frameworks("s200")
+            .skip_in_runtime(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        decoy.requests(),
+        0,
+        "bench loaded the server the app's banner named"
+    );
+    let report = read_json(&dir.join("report.json"));
+    let round = &report["rows"][0]["rounds"][0];
+    assert!(round["successes"].as_u64().unwrap() > 0, "{round:#}");
+    assert!(round["mismatches"] == 0 && round["errors"] == 0, "{round:#}");
+}

@@ -100,6 +100,7 @@ fn fixture() -> BenchReport {
             ("deno_core".into(), "0.413.0".into()),
             ("hyper".into(), "1.6.0".into()),
         ]),
+        engine_switches: BTreeMap::new(),
     };
     let machine = MachineInfo {
         cpu_model: "AMD Ryzen 7 8745HS".into(),
@@ -884,4 +885,31 @@ fn no_writer_breaks_without_rounds() {
         }
         render(|out| report::compare(&report, &fixture(), out));
     }
+}
+
+/// A run under other engine switches is not the same run (a `--jitless` one
+/// served at 0.6× and compared as "same options"): the header names them
+/// and `compare` names the difference.
+#[test]
+fn engine_switches_are_shown_and_compared() {
+    let a = fixture();
+    let mut b = fixture();
+    b.header
+        .tool
+        .engine_switches
+        .insert("FWBENCH_V8_FLAGS".into(), "--jitless".into());
+    let terminal = render(|out| report::write_terminal(&b, out));
+    assert!(
+        terminal.contains("engine switches: FWBENCH_V8_FLAGS=--jitless"),
+        "{terminal}"
+    );
+    let compared = render(|out| report::compare(&a, &b, out));
+    assert!(
+        compared.contains("engine switches: A none, B FWBENCH_V8_FLAGS=--jitless"),
+        "{compared}"
+    );
+    // Read back from JSON, as compare reads its files.
+    let json = render(|out| report::write_json(&b, out));
+    let loaded = report::parse_json(&json, Path::new("b.json")).expect("loads");
+    assert_eq!(loaded.header.tool.engine_switches, b.header.tool.engine_switches);
 }

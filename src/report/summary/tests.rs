@@ -377,3 +377,59 @@ fn heap_figures_are_left_out_unless_every_round_has_them() {
     let empty = Row::new("hyper", "mw", RowKind::Native);
     assert_eq!(CostSummary::of(&empty), None);
 }
+
+/// A row whose server process used no CPU while 20,000 answers came back
+/// was answered by something else (its banner named another server's port,
+/// say): the run says so. A few answers at 0 CPU are a clock's rounding.
+#[test]
+fn a_server_that_used_no_cpu_while_answering_is_flagged() {
+    let idle_round = |answers: u64, user: f64| Round {
+        cost: Some(RequestCost {
+            server_user_us: user,
+            server_system_us: 0.0,
+            client_us: None,
+            heap: None,
+            server_time: None,
+        }),
+        ..Round::new(1.0, answers, answers, Percentiles::default())
+    };
+    let mut run = report(&[]);
+    run.row_mut("hono", "hello", RowKind::Js)
+        .push_round(idle_round(20_000, 0.0));
+    run.row_mut("s200", "hello", RowKind::Js)
+        .push_round(idle_round(20_000, 5.0));
+    run.row_mut("express", "hello", RowKind::Js)
+        .push_round(idle_round(50, 0.0));
+    let warning = idle_server_warning(&run).expect("hono's server was idle");
+    assert!(warning.contains("(hono × hello)"), "{warning}");
+    run.rows.retain(|row| row.framework != "hono");
+    assert_eq!(idle_server_warning(&run), None);
+}
+
+/// The in-runtime figure is part of the server's cost per request; one
+/// above it is an app that ran otherwise without the socket.
+#[test]
+fn an_in_runtime_cost_above_the_servers_whole_cost_is_flagged() {
+    let mut run = report(&[]);
+    let row = run.row_mut("hono", "hello", RowKind::Js);
+    row.push_round(cost_round(7.0, None)); // 9 µs of server CPU a request
+    row.in_runtime = Some(InRuntimeCost {
+        requests: 1000,
+        cpu_us: 5033.0,
+        bytes_per_request: None,
+        gc_us: None,
+        mismatches: 0,
+        error: None,
+    });
+    let warning = in_runtime_warning(&run).expect("flagged");
+    assert!(
+        warning.contains("hono × hello: 5033.00 µs against 9.00"),
+        "{warning}"
+    );
+    run.row_mut("hono", "hello", RowKind::Js)
+        .in_runtime
+        .as_mut()
+        .unwrap()
+        .cpu_us = 4.0;
+    assert_eq!(in_runtime_warning(&run), None);
+}

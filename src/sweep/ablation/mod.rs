@@ -50,6 +50,7 @@ pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime
             source.name
         );
     }
+    check_concerns(&source.name, &concerns)?;
     if args.run.rounds < 2 {
         bail!(
             "--rounds {}: an ablation pairs the chains round by round and needs at least 2 rounds for an \
@@ -84,26 +85,63 @@ pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime
     );
     let measured = bench::measure_plan(&plan, tokio)?;
     let result = AblationResult::of(&measured.report, &source, &concerns);
-    output::write_outputs(&result, &measured.report, &plan)?;
+    output::write_outputs(&result, &result.header, &WRITERS, &measured.report, &plan)?;
     Ok(measured.outcome())
 }
 
-impl output::Derived for AblationResult {
-    const NAME: &'static str = "ablation";
+/// How a ablation result is written.
+const WRITERS: output::Writers<AblationResult> = output::Writers {
+    name: "ablation",
+    terminal: text::write_terminal,
+    csv: text::write_csv,
+    svg: svg::write_svg,
+};
 
-    fn header(&self) -> &crate::report::RunHeader {
-        &self.header
+/// Refuses concern names that would price a concern twice (a duplicate) or
+/// break the rows they name (`prod~cors`, the `--without` list a server
+/// gets, a report's lines): each must be a word of letters, digits, `-`
+/// and `_`. Checked before any row starts.
+fn check_concerns(scenario: &str, concerns: &[String]) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for concern in concerns {
+        let word = !concern.is_empty()
+            && concern.len() <= 64
+            && concern
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !word {
+            bail!(
+                "scenario '{scenario}' declares the concern {concern:?}: a concern's name is a word of letters, \
+                 digits, '-' and '_' (64 at most)"
+            );
+        }
+        if !seen.insert(concern.as_str()) {
+            bail!("scenario '{scenario}' declares the concern {concern:?} twice: each is priced once");
+        }
     }
+    Ok(())
+}
 
-    fn write_terminal(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        text::write_terminal(self, out)
-    }
+#[cfg(test)]
+mod tests {
+    use super::check_concerns;
 
-    fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        text::write_csv(self, out)
-    }
-
-    fn write_svg(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        svg::write_svg(self, out)
+    #[test]
+    fn concern_names_are_words_declared_once() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(check_concerns("prod", &names(&["cors", "security-headers", "request_id"])).is_ok());
+        for bad in [
+            &["cors", "cors"][..],
+            &["a,b"],
+            &["line\nbreak"],
+            &[""],
+            &["prod~cors"],
+            &["x y"],
+        ] {
+            let error = check_concerns("prod", &names(bad))
+                .expect_err("refused")
+                .to_string();
+            assert!(error.contains("scenario 'prod' declares the concern"), "{error}");
+        }
     }
 }
