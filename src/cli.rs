@@ -411,6 +411,12 @@ pub struct ServeArgs {
     /// session closes the remote command's stdin but sends no signal).
     #[arg(long, hide = true)]
     pub stop_on_stdin_eof: bool,
+    /// With `--stop-on-stdin-eof`: stop also when stdin has been silent
+    /// this long (internal: bench writes a heartbeat line every second, so
+    /// a controller cut off by a network partition, whose SSH session the
+    /// other side keeps open for minutes, stops its servers all the same).
+    #[arg(long, hide = true, default_value = "10s", value_parser = crate::load::parse_duration)]
+    pub stdin_heartbeat_timeout: std::time::Duration,
 }
 
 /// Parses `--max-header-bytes`, refusing what hyper cannot honour (below

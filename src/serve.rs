@@ -92,7 +92,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
         .enable_all()
         .build()
         .context("failed to start the signal handler")?;
-    let mut stop = Box::pin(signals.block_on(async { stop_signal(args.stop_on_stdin_eof) })?);
+    let mut stop =
+        Box::pin(signals.block_on(async {
+            stop_signal(args.stop_on_stdin_eof.then_some(args.stdin_heartbeat_timeout))
+        })?);
     let running = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
@@ -299,21 +302,36 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
 }
 
 /// Installs handlers for Ctrl-C (SIGINT) and SIGTERM now; the returned
-/// future resolves when either arrives.
-fn stop_signal(on_stdin_eof: bool) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>>> {
+/// future resolves when either arrives, or, with `stdin_watch`, when stdin
+/// ends or stays silent that long.
+fn stop_signal(
+    stdin_watch: Option<Duration>,
+) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>>> {
+    use std::sync::atomic::{AtomicU64, Ordering};
     use tokio::signal::unix::{signal, SignalKind};
     let mut interrupt = signal(SignalKind::interrupt()).context("failed to listen for Ctrl-C")?;
     let mut terminate = signal(SignalKind::terminate()).context("failed to listen for SIGTERM")?;
     let (eof_tx, eof) = tokio::sync::oneshot::channel::<()>();
-    if on_stdin_eof {
-        // A row server on another host (bench --server-host) runs under
+    // When stdin last said something, in ms since `watched`.
+    let heard = std::sync::Arc::new(AtomicU64::new(0));
+    let watched = Instant::now();
+    if stdin_watch.is_some() {
+        // A row server on another machine (bench --server-host) runs under
         // sshd, which signals nothing when the session ends but closes the
         // command's stdin: that end of file is the order to stop, whether
-        // bench closed it at the end of the row or died.
+        // bench closed it at the end of the row or died. bench also writes
+        // a line every second: silence past the timeout means it was cut
+        // off (a network partition keeps the session open for minutes).
+        let heard = heard.clone();
         std::thread::Builder::new()
             .name("fwbench-stdin-eof".into())
             .spawn(move || {
-                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+                use std::io::Read;
+                let mut stdin = std::io::stdin().lock();
+                let mut buffer = [0u8; 64];
+                while let Ok(1..) = stdin.read(&mut buffer) {
+                    heard.store(watched.elapsed().as_millis() as u64, Ordering::Relaxed);
+                }
                 let _ = eof_tx.send(());
             })
             .context("failed to watch stdin")?;
@@ -326,10 +344,30 @@ fn stop_signal(on_stdin_eof: bool) -> anyhow::Result<impl std::future::Future<Ou
                 Err(_) => std::future::pending().await,
             }
         };
+        let silence = async move {
+            let Some(timeout) = stdin_watch else {
+                return std::future::pending().await;
+            };
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tick.tick().await;
+                let since = watched
+                    .elapsed()
+                    .saturating_sub(Duration::from_millis(heard.load(Ordering::Relaxed)));
+                if since >= timeout {
+                    eprintln!(
+                        "fwbench: stdin silent for {:.1} s (the controller is gone): stopping",
+                        since.as_secs_f64()
+                    );
+                    return;
+                }
+            }
+        };
         tokio::select! {
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
             _ = eof => {}
+            _ = silence => {}
         }
         Ok(())
     })

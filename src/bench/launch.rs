@@ -8,6 +8,7 @@
 //!   cannot tell a remote signal from a status;
 //! - its banner names 0.0.0.0, and the load goes to the machine's address.
 
+use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +22,15 @@ use super::remote::EXIT_MARKER;
 /// closed: serve's 3 s, plus the session's round trips.
 const REMOTE_STOP_WAIT: Duration = Duration::from_secs(5);
 
+/// How often a remote server hears from bench (serve's
+/// `--stdin-heartbeat-timeout`, 10 s, is ten of these).
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// A mutex's contents, even if a thread panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
 /// Where a row's server runs.
 pub enum Launch {
     /// Here: the child is the server.
@@ -33,8 +43,9 @@ pub enum Launch {
 pub struct Session {
     /// The machine's address (the banner says 0.0.0.0).
     address: IpAddr,
-    /// ssh's stdin: closing it ends the remote server's stdin.
-    stdin: Option<ChildStdin>,
+    /// ssh's stdin: closing it ends the remote server's stdin. Shared with
+    /// the heartbeat thread, which writes a line to it every second.
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
     /// How the remote server ended, from its wrapper's stderr line.
     exit: ExitLine,
 }
@@ -52,7 +63,7 @@ impl ExitLine {
     pub fn take(&self, line: &str) -> bool {
         match exit_from_marker(line) {
             Some(exit) => {
-                *self.said.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(exit);
+                *lock(&self.said) = Some(exit);
                 true
             }
             None => false,
@@ -71,7 +82,7 @@ impl ExitLine {
         while !self.stderr_done.load(Ordering::Acquire) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
-        *self.said.lock().unwrap_or_else(|poison| poison.into_inner())
+        *lock(&self.said)
     }
 }
 
@@ -80,7 +91,7 @@ impl Launch {
     pub fn remote(address: IpAddr) -> Launch {
         Launch::Remote(Session {
             address,
-            stdin: None,
+            stdin: Arc::default(),
             exit: ExitLine::default(),
         })
     }
@@ -94,11 +105,24 @@ impl Launch {
         }
     }
 
-    /// Keeps what the launch needs of the spawned child: a remote's stdin.
+    /// Keeps what the launch needs of the spawned child: a remote's stdin,
+    /// on which a thread writes a heartbeat line every [`HEARTBEAT`] until
+    /// the stop order closes it (`serve --stop-on-stdin-eof` stops after
+    /// ten seconds of silence: a controller cut off from the machine).
     pub fn attach(&mut self, child: &mut Child) {
-        if let Launch::Remote(session) = self {
-            session.stdin = child.stdin.take();
-        }
+        let Launch::Remote(session) = self else { return };
+        *lock(&session.stdin) = child.stdin.take();
+        let stdin = session.stdin.clone();
+        let _ = std::thread::Builder::new()
+            .name("fwbench-heartbeat".into())
+            .spawn(move || loop {
+                std::thread::sleep(HEARTBEAT);
+                let mut held = lock(&stdin);
+                let Some(pipe) = held.as_mut() else { return };
+                if pipe.write_all(b"\n").and_then(|()| pipe.flush()).is_err() {
+                    return;
+                }
+            });
     }
 
     /// Where the remote wrapper's exit line is looked for; `None` here.
@@ -139,7 +163,7 @@ impl Launch {
         match self {
             Launch::Local => false,
             Launch::Remote(session) => {
-                drop(session.stdin.take());
+                drop(lock(&session.stdin).take());
                 child.wait_timeout(REMOTE_STOP_WAIT).is_some()
             }
         }

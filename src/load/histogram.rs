@@ -55,9 +55,72 @@ pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text.trim())
         .map_err(|e| format!("not base64: {e}"))?;
+    let plain = inflate(&bytes)?;
+    check_header(&plain)?;
     Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
+        .deserialize(&mut plain.as_slice())
         .map_err(|e| format!("not an HdrHistogram V2 encoding: {e:?}"))
+}
+
+/// The V2 cookies of the hdrhistogram crate: plain, and deflated (`encode`
+/// writes the latter).
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+
+/// The most a histogram of [`new`]'s bounds takes encoded plain (about
+/// 23,000 buckets of at most 9 bytes): past it an encoding is no such
+/// histogram, whatever it inflates to.
+const MAX_PLAIN_BYTES: u64 = 1 << 20;
+
+/// The plain V2 encoding in `bytes`: as it is, or inflated with a cap (a
+/// few kilobytes of deflate can claim gigabytes).
+fn inflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cookie = be_u32(bytes, 0).ok_or("too short for an HdrHistogram encoding")?;
+    match cookie {
+        V2_COOKIE => Ok(bytes.to_vec()),
+        V2_DEFLATE_COOKIE => {
+            let mut plain = Vec::new();
+            flate2::read::ZlibDecoder::new(bytes.get(8..).unwrap_or_default())
+                .take(MAX_PLAIN_BYTES + 1)
+                .read_to_end(&mut plain)
+                .map_err(|e| format!("its deflated payload does not inflate: {e}"))?;
+            if plain.len() as u64 > MAX_PLAIN_BYTES {
+                return Err(format!(
+                    "it inflates past {} KiB, which no latency histogram does",
+                    MAX_PLAIN_BYTES >> 10
+                ));
+            }
+            Ok(plain)
+        }
+        _ => Err(format!("not an HdrHistogram V2 encoding (cookie {cookie:#x})")),
+    }
+}
+
+/// Refuses an encoding whose bounds are not [`new`]'s before a histogram is
+/// sized by them: a header claiming 5 significant digits up to 2^62 makes
+/// one of gigabytes.
+fn check_header(plain: &[u8]) -> Result<(), String> {
+    // cookie, payload length, normalizing offset, significant digits (4
+    // bytes each), lowest and highest trackable value (8 bytes each).
+    let digits = be_u32(plain, 12).ok_or("its header is cut short")?;
+    let lowest = be_u64(plain, 16).ok_or("its header is cut short")?;
+    let highest = be_u64(plain, 24).ok_or("its header is cut short")?;
+    if (digits, lowest, highest) != (u32::from(SIGFIGS), 1, MAX_US) {
+        return Err(format!(
+            "its bounds ({digits} digits, {lowest} ..= {highest} µs) are not a fwbench latency histogram's \
+             ({SIGFIGS} digits, 1 ..= {MAX_US} µs)"
+        ));
+    }
+    Ok(())
+}
+
+fn be_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_be_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
 }
 
 /// Adds `from` into `into` (same bounds, so it cannot fail).
@@ -230,6 +293,32 @@ mod tests {
         );
         assert!(decode("not base64!").is_err());
         assert!(decode("aGVsbG8=").is_err(), "base64, but not a histogram");
+    }
+
+    /// A report read from a file is anyone's: its histogram's header must
+    /// not size a histogram of gigabytes, nor its payload inflate to them.
+    #[test]
+    fn an_encoding_of_other_bounds_or_one_that_inflates_without_end_is_refused() {
+        use base64::Engine as _;
+        use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+        use std::io::Write as _;
+        let wide = Histogram::<u64>::new_with_bounds(1, 1 << 40, 4).expect("bounds");
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&wide, &mut bytes)
+            .expect("encoded");
+        let text = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let error = decode(&text).expect_err("other bounds");
+        assert!(error.contains("are not a fwbench latency histogram's"), "{error}");
+
+        let mut bomb = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        bomb.extend(0u32.to_be_bytes());
+        let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        deflate.write_all(&vec![0u8; 4 << 20]).expect("deflated");
+        bomb.extend(deflate.finish().expect("deflated"));
+        let text = base64::engine::general_purpose::STANDARD.encode(&bomb);
+        let error = decode(&text).expect_err("inflates too far");
+        assert!(error.contains("inflates past 1024 KiB"), "{error}");
     }
 
     #[test]

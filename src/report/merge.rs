@@ -228,22 +228,44 @@ fn merge(runs: &[Run], paths: &[PathBuf]) -> anyhow::Result<MergedReport> {
     for (i, run) in runs.iter().enumerate() {
         let h = load::histogram::decode(&run.histogram_hdr)
             .map_err(|e| anyhow::anyhow!("{}: histogram_hdr: {e}", name(i)))?;
+        // One sample per response: a histogram that says otherwise would
+        // rewrite the merged percentiles with figures of no run.
+        if h.len() != run.responses {
+            bail!(
+                "{}: its histogram holds {} samples and its report {} responses: they are not one run's",
+                name(i),
+                h.len(),
+                run.responses
+            );
+        }
         histogram
             .add(&h)
             .map_err(|e| anyhow::anyhow!("{}: its histogram cannot be added: {e:?}", name(i)))?;
     }
-    let sum = |f: fn(&Run) -> u64| runs.iter().map(f).sum::<u64>();
-    let mut status = BTreeMap::new();
-    let mut errors = BTreeMap::new();
+    // Counts read from files: a sum past 2^64 is no load that ran.
+    let too_large = || anyhow::anyhow!("the runs' counts add up past 2^64: they are not real load reports");
+    let sum = |f: fn(&Run) -> u64| runs.iter().try_fold(0u64, |total, run| total.checked_add(f(run)));
+    let mut status: BTreeMap<u16, u64> = BTreeMap::new();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     for run in runs {
         for (code, n) in &run.status {
-            *status.entry(*code).or_insert(0) += n;
+            let count = status.entry(*code).or_insert(0);
+            *count = count.checked_add(*n).ok_or_else(too_large)?;
         }
         for (kind, n) in &run.errors {
-            *errors.entry(kind.clone()).or_insert(0) += n;
+            let count = errors.entry(kind.clone()).or_insert(0);
+            *count = count.checked_add(*n).ok_or_else(too_large)?;
         }
     }
-    let (responses, successes) = (sum(|r| r.responses), sum(|r| r.successes));
+    let (responses, successes) = (
+        sum(|r| r.responses).ok_or_else(too_large)?,
+        sum(|r| r.successes).ok_or_else(too_large)?,
+    );
+    let (errors_total, mismatches_total, bytes_read) = (
+        sum(|r| r.errors_total).ok_or_else(too_large)?,
+        sum(|r| r.mismatches_total).ok_or_else(too_large)?,
+        sum(|r| r.bytes_read).ok_or_else(too_large)?,
+    );
     let per_sec = |n: u64| if union > 0.0 { n as f64 / union } else { 0.0 };
     Ok(MergedReport {
         runs: runs.len(),
@@ -261,9 +283,9 @@ fn merge(runs: &[Run], paths: &[PathBuf]) -> anyhow::Result<MergedReport> {
         measured_s: union,
         responses,
         successes,
-        errors_total: sum(|r| r.errors_total),
-        mismatches_total: sum(|r| r.mismatches_total),
-        bytes_read: sum(|r| r.bytes_read),
+        errors_total,
+        mismatches_total,
+        bytes_read,
         requests_per_sec: per_sec(responses),
         successes_per_sec: per_sec(successes),
         status,
@@ -401,6 +423,26 @@ mod tests {
         let runs = [run(1, 100.0, 110.0, &[100]), run(2, 111.0, 120.0, &[100])];
         let error = merge(&runs, &[]).expect_err("disjoint").to_string();
         assert!(error.contains("never measured at the same time"), "{error}");
+    }
+
+    /// The files are anyone's: a histogram that is not its report's, and
+    /// counts that add up past 2^64, are refused, not merged.
+    #[test]
+    fn a_histogram_that_is_not_its_reports_and_counts_past_2_64_are_refused() {
+        let mut forged = run(2, 100.0, 110.0, &[100]);
+        forged.responses = 1_000_000;
+        let runs = [run(1, 100.0, 110.0, &[100]), forged];
+        let error = merge(&runs, &[]).expect_err("forged").to_string();
+        assert!(
+            error.contains("holds 1 samples and its report 1000000 responses"),
+            "{error}"
+        );
+        let mut huge = run(2, 100.0, 110.0, &[100]);
+        huge.bytes_read = u64::MAX;
+        let error = merge(&[run(1, 100.0, 110.0, &[100]), huge], &[])
+            .expect_err("wraps")
+            .to_string();
+        assert!(error.contains("past 2^64"), "{error}");
     }
 
     #[test]

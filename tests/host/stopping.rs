@@ -90,3 +90,50 @@ fn idle_waiting_at_startup_does_not_count_against_the_cpu_limit() {
     let response = server.get("/");
     assert_eq!((response.status, response.text().as_str()), (200, "started"));
 }
+
+/// A row server on another machine stops when its controller goes quiet:
+/// bench writes a line on its stdin every second, and a network partition
+/// that keeps the SSH session open (and stdin with it) for minutes must not
+/// keep the server up. Here stdin stays open and silent after two lines.
+#[test]
+fn a_server_whose_stdin_goes_silent_stops_after_the_heartbeat_timeout() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--stop-on-stdin-eof",
+            "--stdin-heartbeat-timeout",
+            "1500ms",
+        ])
+        .arg(fixture("hello/app.js"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fwbench serve");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    // Heard from for two seconds: it keeps serving past the timeout.
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(500));
+        stdin.write_all(b"\n").expect("serve reads its stdin");
+    }
+    assert!(
+        child.try_wait().expect("wait").is_none(),
+        "it stopped while heard from"
+    );
+    // Then silence, the pipe still open.
+    let silent = Instant::now();
+    let status = wait_or_kill(&mut child, Duration::from_secs(10));
+    let took = silent.elapsed();
+    drop(stdin);
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    assert!(
+        took >= Duration::from_millis(1400) && took < Duration::from_secs(6),
+        "stopped after {took:?}"
+    );
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("a pipe"), &mut stderr).expect("stderr");
+    assert!(stderr.contains("stdin silent for"), "{stderr}");
+}
