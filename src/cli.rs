@@ -18,7 +18,9 @@ a run cut short by Ctrl-C or SIGTERM, a flagged load run, a failed JS test, a re
 --fail-below); 2 a usage or set-up \
 error (a bad flag or value, an unknown framework or scenario, a CPU that cannot be used, an \
 output directory that cannot be created, an app that fails to load, a load target that refuses \
-connections, a report that cannot be read or written, a file past its size cap). A second \
+connections, a report that cannot be read or written, a file past its size cap); 70 a server whose JS \
+could not be interrupted (a built-in looping in native code past the CPU limit); 71 a server the JS \
+engine gave up in (out of memory past the heap limit's reach, a size past its limits). A second \
 Ctrl-C or SIGTERM quits at once with 130 or 143.";
 
 /// Host JavaScript web frameworks in embedded JS runtimes and load-test them

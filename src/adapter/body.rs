@@ -13,6 +13,10 @@ use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use tokio::sync::mpsc;
 
+/// Small chunks already read are joined into one of up to this many bytes
+/// before JS gets them ([`ReqBody::next_data`]).
+pub const COALESCE_BYTES: usize = 64 * 1024;
+
 /// A request's body as the table holds it: hyper's stream for a request
 /// from a socket, or the whole body at once for one the in-runtime run
 /// made (adapter/in_runtime.rs).
@@ -26,18 +30,57 @@ pub enum ReqBody {
 
 impl ReqBody {
     /// The next chunk of data, skipping empty chunks and trailers; `None`
-    /// at the end.
+    /// at the end. Chunks already read from the connection are joined, up
+    /// to [`COALESCE_BYTES`]: a body sent as a million 1-byte chunks would
+    /// otherwise be a million buffers in JS (hundreds of MB for 1 MiB).
     pub async fn next_data(&mut self) -> Option<Result<Bytes, hyper::Error>> {
         match self {
-            ReqBody::Stream(body) => loop {
-                match body.frame().await? {
-                    Err(error) => return Some(Err(error)),
-                    Ok(frame) => match frame.into_data() {
-                        Ok(data) if !data.is_empty() => return Some(Ok(data)),
-                        _ => continue,
-                    },
+            ReqBody::Stream(body) => {
+                let first = loop {
+                    match body.frame().await? {
+                        Err(error) => return Some(Err(error)),
+                        Ok(frame) => match frame.into_data() {
+                            Ok(data) if !data.is_empty() => break data,
+                            _ => continue,
+                        },
+                    }
+                };
+                // A whole body, or a large chunk, goes as it is (the common
+                // case costs nothing more).
+                if first.len() >= COALESCE_BYTES || body.is_end_stream() {
+                    return Some(Ok(first));
                 }
-            },
+                let mut joined = bytes::BytesMut::from(first);
+                // hyper hands the next frame over only once asked (its body
+                // channel holds none): ask, and when it has none yet let the
+                // connection's task run once and ask again. Twice nothing:
+                // it waits for the socket, and JS gets what is here.
+                let mut idle = 0;
+                while joined.len() < COALESCE_BYTES && idle < 2 {
+                    let ready = std::future::poll_fn(|cx| match Pin::new(&mut *body).poll_frame(cx) {
+                        Poll::Pending => Poll::Ready(None),
+                        Poll::Ready(frame) => Poll::Ready(Some(frame)),
+                    })
+                    .await;
+                    match ready {
+                        None => {
+                            idle += 1;
+                            tokio::task::yield_now().await;
+                        }
+                        // The end, which the next call reads again.
+                        Some(None) => break,
+                        // The body is broken: its error, not a part of it.
+                        Some(Some(Err(error))) => return Some(Err(error)),
+                        Some(Some(Ok(frame))) => {
+                            idle = 0;
+                            if let Ok(data) = frame.into_data() {
+                                joined.extend_from_slice(&data);
+                            }
+                        }
+                    }
+                }
+                Some(Ok(joined.freeze()))
+            }
             ReqBody::Whole(bytes) => (!bytes.is_empty()).then(|| Ok(std::mem::take(bytes))),
         }
     }

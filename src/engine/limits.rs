@@ -51,6 +51,55 @@ pub const GRACE: Duration = Duration::from_secs(1);
 /// interrupted (EX_SOFTWARE).
 pub const STUCK_EXIT: i32 = 70;
 
+/// The exit status of a process the engine could not go on in: V8 ran out
+/// of memory where the heap limit could not stop it (one string grown past
+/// what the heap has room for), or met a size past its own limits
+/// (`Array.prototype.sort.call({ length: 2 ** 32 + 5 })`). V8 aborts the
+/// process there (a bare SIGTRAP, status 133); [`engine_gave_up`] says why
+/// and exits with this instead (EX_OSERR), so bench reports the row with a
+/// reason.
+pub const ENGINE_FATAL_EXIT: i32 = 71;
+
+/// V8's out-of-memory handler (`Isolate::set_oom_error_handler`): says why on
+/// stderr and ends the process with [`ENGINE_FATAL_EXIT`], as V8 would have
+/// ended it, but with a reason. No destructors or exit handlers run: the
+/// engine is past saving.
+///
+/// # Safety
+///
+/// Called by V8 only, with `location` and `details.detail` null or
+/// NUL-terminated strings.
+#[cfg(feature = "v8")]
+pub unsafe extern "C" fn engine_gave_up(
+    location: *const std::ffi::c_char,
+    details: &deno_core::v8::OomDetails,
+) {
+    let text = |pointer: *const std::ffi::c_char| {
+        // SAFETY: V8 passes null or a NUL-terminated string (see above).
+        (!pointer.is_null()).then(|| {
+            unsafe { std::ffi::CStr::from_ptr(pointer) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    };
+    let what = if details.is_heap_oom {
+        "out of memory where the heap limit could not stop it"
+    } else {
+        "a fatal error"
+    };
+    let at = [text(location), text(details.detail)]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(": ");
+    eprintln!(
+        "fwbench: the JS engine gave up: {what} ({at}): one allocation larger than what is left, or a size \
+         past V8's own limits; exiting with status {ENGINE_FATAL_EXIT}"
+    );
+    // SAFETY: _exit ends the process without running anything else.
+    unsafe { libc::_exit(ENGINE_FATAL_EXIT) }
+}
+
 /// Why JS execution was interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interrupt {

@@ -225,6 +225,8 @@ impl Engine {
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::start(handle, options.cpu_limit);
         runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());
+        #[cfg(feature = "v8")]
+        runtime.v8_isolate().set_oom_error_handler(limits::engine_gave_up);
         Ok(Self {
             watchdog,
             runtime,

@@ -166,6 +166,27 @@ fn a_native_loop_the_interrupt_cannot_reach_ends_the_server_with_a_reason() {
     );
 }
 
+/// A size past V8's own limits is a fatal error of the engine, which it
+/// answers by aborting the process (a bare SIGTRAP, status 133, nothing on
+/// stderr fwbench wrote). The server says why and exits with status 71.
+#[test]
+#[cfg_attr(
+    not(feature = "v8"),
+    ignore = "V8's fatal errors: QuickJS-ng throws a RangeError here"
+)]
+fn a_size_past_the_engines_limits_ends_the_server_with_a_reason() {
+    let server = hostile(&[]);
+    let mut connection = Connection::open(&server.addr);
+    connection.send("GET", "/sort-past-array-limits", &[], None);
+    assert!(connection.read_response().is_err(), "no answer can come");
+    let log = server.wait_for_log("the JS engine", Duration::from_secs(15));
+    assert!(log.contains("exiting with status 71"), "{log}");
+    let status = server
+        .wait_for_exit(Duration::from_secs(5))
+        .expect("the server exits");
+    assert_eq!(status.code(), Some(71));
+}
+
 /// The same loop at a module's top level: `serve` ends with the reason
 /// instead of hanging with no banner.
 #[test]
