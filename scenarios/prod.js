@@ -352,7 +352,11 @@ function securityHeaders(setHeader) {
 /**
  * s200's auth link: verifies an HS256 bearer token with crypto.subtle and
  * puts its claims in ctx.state.claims, or answers 401. The key is imported
- * once, when the link is made.
+ * once, when the link is made. As strict as the libraries it stands beside
+ * (jsonwebtoken, jose): segments in base64url only (no '+', '/' or '='), a
+ * header that names no critical extension (`crit`: none is understood),
+ * and `exp`/`nbf`, when present, numbers (a string `exp` would never
+ * expire).
  */
 function bearerJwt(json) {
   const encoder = new TextEncoder();
@@ -368,15 +372,20 @@ function bearerJwt(json) {
     if (parts.length !== 3) return unauthorized(ctx);
     let claims;
     try {
-      if (JSON.parse(fromBase64url(parts[0], 'text')).alg !== 'HS256') return unauthorized(ctx);
+      const head = JSON.parse(fromBase64url(parts[0], 'text'));
+      if (head === null || typeof head !== 'object' || head.alg !== 'HS256' || 'crit' in head) {
+        return unauthorized(ctx);
+      }
       const signed = encoder.encode(`${parts[0]}.${parts[1]}`);
       if (!(await crypto.subtle.verify('HMAC', await key, fromBase64url(parts[2]), signed))) return unauthorized(ctx);
       claims = JSON.parse(fromBase64url(parts[1], 'text'));
     } catch {
       return unauthorized(ctx);
     }
+    if (claims === null || typeof claims !== 'object') return unauthorized(ctx);
     const now = Date.now() / 1000;
-    if ((typeof claims.exp === 'number' && now >= claims.exp) || (typeof claims.nbf === 'number' && now < claims.nbf)) {
+    const time = (claim) => claim === undefined || typeof claim === 'number';
+    if (!time(claims.exp) || !time(claims.nbf) || now >= claims.exp || now < claims.nbf) {
       return unauthorized(ctx);
     }
     ctx.state.claims = claims;
@@ -384,8 +393,10 @@ function bearerJwt(json) {
   };
 }
 
-/** A base64url segment's bytes, or (`as` 'text') its UTF-8 text. */
+/** A base64url segment's bytes, or (`as` 'text') its UTF-8 text; throws on
+ * any character outside base64url's alphabet. */
 function fromBase64url(segment, as) {
+  if (!/^[A-Za-z0-9_-]*$/.test(segment)) throw new TypeError('not base64url');
   const binary = atob(segment.replace(/-/g, '+').replace(/_/g, '/'));
   const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
   return as === 'text' ? new TextDecoder().decode(bytes) : bytes;

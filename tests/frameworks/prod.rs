@@ -286,3 +286,70 @@ fn each_concern_left_out_is_gone_from_the_answer() {
     );
     assert!(stdout.contains("6 passed, 0 failed"), "{stdout}");
 }
+
+/// scenarios/prod.js's secret, which its tokens are signed with.
+const SECRET: &[u8] = b"fwbench-prod-chain-hs256-secret-0123456789";
+
+/// A token of `header` and `claims`, correctly signed with the secret, its
+/// segments in base64url or (`standard`) in standard base64 unpadded.
+fn signed(header: &str, claims: &str, standard: bool) -> String {
+    use base64::Engine as _;
+    use hmac::Mac as _;
+    let engine = if standard {
+        base64::engine::general_purpose::STANDARD_NO_PAD
+    } else {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+    };
+    let content = format!("{}.{}", engine.encode(header), engine.encode(claims));
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(SECRET).expect("any key length");
+    mac.update(content.as_bytes());
+    let signature = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
+    format!("{content}.{signature}")
+}
+
+/// s200's auth link is as strict as the libraries it stands beside
+/// (jsonwebtoken, jose): a token signed with the right key but bending the
+/// format is refused. A string `exp` never expired, and an unknown `crit`
+/// or standard-alphabet base64 passed.
+#[test]
+fn s200s_auth_link_refuses_signed_tokens_that_bend_the_format() {
+    let header = r#"{"alg":"HS256","typ":"JWT"}"#;
+    let claims = r#"{"sub":"u_42","exp":4102444800,"note":"???>>>"}"#;
+    let standard = signed(header, claims, true);
+    assert!(
+        standard.contains(['+', '/']),
+        "the case needs a '+' or '/': {standard}"
+    );
+    let server = Server::scenario("s200", fixture("frameworks/scenarios/prod-probe.js"));
+    let mut conn = Connection::open(&server.addr);
+    let status = |conn: &mut Connection, token: &str| {
+        get(conn, &server, Some(&format!("Bearer {token}")), PATH).status
+    };
+    assert_eq!(
+        status(&mut conn, &signed(header, claims, false)),
+        200,
+        "the signer itself is right"
+    );
+    for (what, token) in [
+        (
+            "exp as a string",
+            signed(header, r#"{"sub":"u_42","exp":"4102444800"}"#, false),
+        ),
+        (
+            "nbf as a string",
+            signed(header, r#"{"sub":"u_42","nbf":"0"}"#, false),
+        ),
+        (
+            "an unknown critical extension",
+            signed(
+                r#"{"alg":"HS256","typ":"JWT","crit":["b64"],"b64":true}"#,
+                claims,
+                false,
+            ),
+        ),
+        ("standard-alphabet base64", standard),
+        ("claims that are no object", signed(header, "42", false)),
+    ] {
+        assert_eq!(status(&mut conn, &token), 401, "{what}: {token}");
+    }
+}
