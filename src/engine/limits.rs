@@ -58,6 +58,7 @@ pub const STUCK_EXIT: i32 = 70;
 /// process there (a bare SIGTRAP, status 133); [`engine_gave_up`] says why
 /// and exits with this instead (EX_OSERR), so bench reports the row with a
 /// reason.
+#[cfg(feature = "v8")]
 pub const ENGINE_FATAL_EXIT: i32 = 71;
 
 /// V8's out-of-memory handler (`Isolate::set_oom_error_handler`): says why on
