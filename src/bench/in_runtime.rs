@@ -3,11 +3,9 @@
 //! process pinned like the row's server (on the server host with
 //! `--server-host`), its one JSON line read back.
 
-use std::io::Read;
-use std::process::Stdio;
 use std::time::Duration;
 
-use super::exit::WaitTimeout;
+use super::child::{output_within, NoOutput};
 use super::remote::EXIT_MARKER;
 use super::spec::ServerSpec;
 use crate::in_runtime::InRuntimeReport;
@@ -59,36 +57,17 @@ fn run_child(spec: &ServerSpec, warmup: Duration, duration: Duration) -> Result<
         format!("{}ms", warmup.as_millis()),
     ]);
     // It ends by itself: stdin stays closed, here or on another machine.
-    let (mut command, _) = spec.command(&args, None)?;
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start fwbench serve: {e}"))?;
-    // Read both pipes while it runs, so a chatty app cannot block on them.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let (command, _) = spec.command(&args, None)?;
     let limit = warmup + duration + LOAD_ALLOWANCE;
-    let Some(status) = child.wait_timeout(limit) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(format!("no result within {limit:?}"));
+    let output = match output_within(command, limit, u64::MAX) {
+        Ok(output) => output,
+        Err(NoOutput::Spawn(e)) => return Err(format!("cannot start fwbench serve: {e}")),
+        Err(NoOutput::TimedOut | NoOutput::TooLarge) => return Err(format!("no result within {limit:?}")),
     };
-    let (stdout, stderr) = (
-        stdout.join().unwrap_or_default(),
-        stderr.join().unwrap_or_default(),
-    );
+    let status = output.status;
+    // As text, or nothing when it is not UTF-8 (no result line then).
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap_or_default();
+    let (stdout, stderr) = (text(output.stdout), text(output.stderr));
     // A run whose answers differed from the scenario's still wrote its
     // figures (and exited 1): the report carries them with the count.
     let line = stdout.lines().last().unwrap_or_default();

@@ -15,11 +15,14 @@
 //!   `cpu_time.rs` how busy and how held back the server was during it; `output.rs` the files
 //!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
+//! - `child.rs`: a child process's output, bounded in time and size (the
+//!   server machine's checks, the in-runtime runs).
 //! - `remote.rs`: `--server-host`, the row servers on another machine over
 //!   SSH (checked before any row; its command built there, launched
 //!   through `launch.rs`).
 
 mod banner;
+mod child;
 mod clock;
 mod cpu_time;
 pub mod cpus;

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use super::exit::WaitTimeout;
+use super::child::{output_within, NoOutput};
 use crate::cli::RemoteArgs;
 use crate::report::{MachineInfo, RoundTrips, ServerHostInfo};
 
@@ -148,13 +148,26 @@ impl ServerMachine {
     fn run(&self, words: &[&str]) -> anyhow::Result<Output> {
         let mut command = self.ssh();
         command.args(["-T", "--", &self.destination, &shell_words(words)]);
-        output_within(command, ANSWER_WITHIN, ANSWER_CAP).map_err(|error| {
-            error.context(format!(
-                "--server-host {}: `{}`",
-                self.destination,
-                words.join(" ")
-            ))
-        })
+        let error = match output_within(command, ANSWER_WITHIN, ANSWER_CAP) {
+            Ok(output) => return Ok(output),
+            Err(NoOutput::Spawn(error)) => anyhow::Error::new(error)
+                .context("cannot run ssh (the OpenSSH client): is it installed and on PATH?"),
+            Err(NoOutput::TimedOut) => anyhow::anyhow!(
+                "no answer within {:.1} s: the machine or its fwbench stalls",
+                ANSWER_WITHIN.as_secs_f64()
+            ),
+            Err(NoOutput::TooLarge) => {
+                anyhow::anyhow!(
+                    "answered more than {} KiB, which no fwbench answer is",
+                    ANSWER_CAP >> 10
+                )
+            }
+        };
+        Err(error.context(format!(
+            "--server-host {}: `{}`",
+            self.destination,
+            words.join(" ")
+        )))
     }
 
     /// The address and SSH port `ssh -G` resolves the destination to.
@@ -338,50 +351,6 @@ fn fwbench_switches() -> Vec<String> {
         .collect()
 }
 
-/// Runs `command` (stdin closed) for at most `limit`, reading at most
-/// `cap` bytes of its stdout and of its stderr: past the time it is killed
-/// and past the size its answer refused, each an error saying so.
-fn output_within(mut command: Command, limit: Duration, cap: u64) -> anyhow::Result<Output> {
-    use std::io::Read;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot run ssh (the OpenSSH client): is it installed and on PATH?")?;
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(pipe) = pipe {
-                let _ = pipe.take(cap + 1).read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let Some(status) = child.wait_timeout(limit) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        bail!(
-            "no answer within {:.1} s: the machine or its fwbench stalls",
-            limit.as_secs_f64()
-        );
-    };
-    let (stdout, stderr) = (
-        stdout.join().unwrap_or_default(),
-        stderr.join().unwrap_or_default(),
-    );
-    if stdout.len() as u64 > cap || stderr.len() as u64 > cap {
-        bail!("answered more than {} KiB, which no fwbench answer is", cap >> 10);
-    }
-    Ok(Output {
-        status,
-        stdout,
-        stderr,
-    })
-}
-
 /// This binary's `--version` text, as the remote one is asked for it.
 fn local_version() -> anyhow::Result<String> {
     let exe = std::env::current_exe().context("cannot find the fwbench executable")?;
@@ -442,32 +411,6 @@ fn end_politely(mut stream: TcpStream) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sh(script: &str) -> Command {
-        let mut command = Command::new("sh");
-        command.args(["-c", script]);
-        command
-    }
-
-    #[test]
-    fn a_command_that_stalls_or_floods_is_cut_off() {
-        let stalled = output_within(sh("sleep 30"), Duration::from_millis(300), 1024).unwrap_err();
-        assert!(
-            stalled.to_string().contains("no answer within 0.3 s"),
-            "{stalled}"
-        );
-        let flood = output_within(sh("head -c 100000 /dev/zero"), Duration::from_secs(30), 1024).unwrap_err();
-        assert!(flood.to_string().contains("more than 1 KiB"), "{flood}");
-        let fine = output_within(
-            sh("echo fwbench 0.1.0; echo note >&2; exit 3"),
-            Duration::from_secs(30),
-            1024,
-        )
-        .expect("an answer");
-        assert_eq!(fine.stdout, b"fwbench 0.1.0\n");
-        assert_eq!(fine.stderr, b"note\n");
-        assert_eq!(fine.status.code(), Some(3));
-    }
 
     #[test]
     fn words_reach_the_remote_shell_unchanged() {

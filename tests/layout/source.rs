@@ -199,12 +199,11 @@ pub(super) fn inline_modules(code: &str) -> Vec<(String, std::ops::Range<usize>)
 /// Every path in the code, with its offset: each leaf of each `use` tree,
 /// and each `crate::`, `super::` or `self::` path outside them.
 pub(super) fn paths_in(code: &str) -> Vec<(usize, Vec<String>)> {
-    let statements: Vec<std::ops::Range<usize>> = use_statements(code)
-        .iter()
-        .map(|(at, tree)| *at..*at + 4 + tree.len())
-        .collect();
+    let uses = use_statements(code);
+    let statements: Vec<std::ops::Range<usize>> =
+        uses.iter().map(|(at, tree)| *at..*at + 4 + tree.len()).collect();
     let mut paths = Vec::new();
-    for (at, tree) in use_statements(code) {
+    for &(at, tree) in &uses {
         let public = is_public(code, at);
         for (path, name) in expand_use_tree(tree) {
             // A re-export alone is a door for others, not a use: it is an
