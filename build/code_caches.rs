@@ -53,7 +53,7 @@ impl CachingLoader {
     /// Loads as app runtimes do, with `caches`.
     pub fn new(caches: CodeCaches) -> Self {
         Self {
-            inner: HostModuleLoader::new(None),
+            inner: HostModuleLoader::new(None, None),
             caches: RefCell::new(caches),
             loaded: RefCell::default(),
         }
@@ -215,7 +215,7 @@ pub fn eager_code_cache(
     let mut runtime = JsRuntime::try_new(RuntimeOptions {
         extensions,
         startup_snapshot: Some(snapshot),
-        module_loader: Some(Rc::new(HostModuleLoader::new(None))),
+        module_loader: Some(Rc::new(HostModuleLoader::new(None, None))),
         ..Default::default()
     })
     .map_err(|e| e.to_string())?;

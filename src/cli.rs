@@ -323,11 +323,24 @@ pub struct TestArgs {
 /// `fwbench serve APP.js`
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The app's main module. Files in its directory tree may be imported;
-    /// so may `s200`, the bundled frameworks and `node:*` built-ins. Omit it
-    /// to serve a scenario's app instead (--framework and --scenario).
+    /// The app: an npm project's directory (its entry from package.json:
+    /// `exports`, `main`, else index.js) or a module file (ES module,
+    /// CommonJS or TypeScript). It runs as on Node: its node_modules,
+    /// `require`, the Node built-ins fwbench provides (docs/node-compat.md);
+    /// `s200` and the bundled frameworks serve where the project has no
+    /// copy of its own. Omit it to serve a scenario's app instead
+    /// (--framework and --scenario).
     #[arg(required_unless_present = "scenario", conflicts_with_all = ["scenario", "framework"])]
     pub app: Option<PathBuf>,
+    /// Add KEY=VALUE to the app's `process.env` (repeatable). It holds
+    /// PORT (the port served) and NODE_ENV=production besides; nothing of
+    /// fwbench's own environment.
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env_var, conflicts_with = "scenario")]
+    pub env: Vec<(String, String)>,
+    /// Add the variables of a `.env`-style file (KEY=VALUE lines, as
+    /// Node's --env-file reads them) to the app's `process.env`; --env wins.
+    #[arg(long, value_name = "FILE", conflicts_with = "scenario")]
+    pub env_file: Option<PathBuf>,
     /// Serve this framework's app from --scenario (s200, s200-light, hono,
     /// hono-patched, express, fastify, elysia).
     #[arg(long, requires = "scenario")]
@@ -461,6 +474,16 @@ fn long_version() -> &'static str {
         }
         text
     })
+}
+
+/// `KEY=VALUE` for `--env`.
+fn parse_env_var(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() && !key.contains(char::is_whitespace) => {
+            Ok((key.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("expected KEY=VALUE, got '{text}'")),
+    }
 }
 
 #[cfg(test)]

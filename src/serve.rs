@@ -4,9 +4,11 @@
 //! while it loads as while it serves. Its stdout carries the banner alone:
 //! what the app prints goes to stderr ([`banner_channel`]).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::os::fd::FromRawFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -14,6 +16,7 @@ use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
+use crate::engine::project::{self, Project};
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
 use crate::outcome::Outcome;
@@ -49,6 +52,18 @@ struct Running {
     /// When the last runtime was ready and the last worker had loaded the
     /// app (JS rows only).
     loaded: Option<(Instant, Instant)>,
+}
+
+/// The app's `process.env`: NODE_ENV=production (what deployments run
+/// with), then --env-file's variables, then --env's. PORT is added once
+/// the port is bound.
+fn app_env(args: &ServeArgs) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::from([("NODE_ENV".to_owned(), project::DEFAULT_NODE_ENV.to_owned())]);
+    if let Some(file) = &args.env_file {
+        env.extend(project::read_env_file(file)?);
+    }
+    env.extend(args.env.iter().cloned());
+    Ok(env)
 }
 
 /// Runs `fwbench serve`.
@@ -96,6 +111,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
         Box::pin(signals.block_on(async {
             stop_signal(args.stop_on_stdin_eof.then_some(args.stdin_heartbeat_timeout))
         })?);
+    let project = match &target {
+        Target::Js(spec) => spec.engine.project.clone(),
+        Target::Native { .. } => None,
+    };
+    if let Some(project) = &project {
+        project.set_env("PORT", bound.port().to_string());
+    }
     let running = match target {
         Target::Js(spec) => {
             let display = spec.display.clone();
@@ -154,6 +176,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
     if let Some(fd) = args.telemetry_fd {
         open_telemetry(fd, telemetry)?;
     }
+    // Which packages the app used, and whose: the project's own or
+    // fwbench's bundled copies.
+    let display = match project.map(|p| p.packages_note()) {
+        Some(note) if !note.is_empty() => format!("{display} [packages: {note}]"),
+        _ => display,
+    };
     let loaded =
         loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
     writeln!(
@@ -233,8 +261,9 @@ fn open_telemetry(fd: i32, telemetry: adapter::ServerTelemetry) -> anyhow::Resul
 
 /// Turns the arguments into what to serve.
 fn target(args: &ServeArgs) -> anyhow::Result<Target> {
-    let engine = |app_root, snapshot| EngineOptions {
+    let engine = |app_root, project, snapshot| EngineOptions {
         app_root,
+        project,
         max_heap_bytes: (args.max_heap_mb as usize) << 20,
         cpu_limit: args.cpu_limit,
         load_timeout: args.handler_timeout,
@@ -243,21 +272,22 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
     Ok(match (&args.app, &args.framework, &args.scenario) {
         (Some(app), _, _) => {
             let path = std::fs::canonicalize(app)
-                .with_context(|| format!("cannot read the app module {}", app.display()))?;
-            if !path.is_file() {
-                bail!(
-                    "{} is not a file: pass the app's main module, e.g. app.js",
-                    path.display()
-                );
-            }
-            let main = ModuleSpecifier::from_file_path(&path)
-                .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", path.display()))?;
+                .with_context(|| format!("cannot read the app {}", app.display()))?;
+            let env = app_env(args)?;
+            let project = if path.is_dir() {
+                Project::new(&path, env)?
+            } else {
+                Project::new(&Project::root_of(&path), env)?
+            };
+            let entry = if path.is_dir() { project.entry()? } else { path };
+            let main = ModuleSpecifier::from_file_path(&entry)
+                .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", entry.display()))?;
             Target::Js(AppSpec {
                 main,
                 main_code: None,
                 preload: engine::default_preload(),
                 display: app.display().to_string(),
-                engine: engine(path.parent().map(|dir| dir.to_path_buf()), None),
+                engine: engine(None, Some(Arc::new(project)), None),
             })
         }
         (None, Some(framework), Some(scenario)) => {
@@ -293,6 +323,7 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 // The framework's own snapshot: its bundle evaluated.
                 engine: engine(
                     scenario.root.clone(),
+                    None,
                     engine::snapshot_sets::for_framework(framework.name).map(|set| set.name),
                 ),
             })

@@ -229,6 +229,32 @@ core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
 // (js/runtime/serve.js) rather than being handed to it: node:http may be
 // evaluated before the adapter exists, in a framework's startup snapshot.
 let nodeBridge = null;
+// The services of an app's project (src/engine/project/ops.rs) for the
+// CommonJS loader, node:fs, node:zlib and process.env. Their ops are an
+// extension each runtime adds after the startup snapshot, so they are
+// looked up in `core.ops` when called, not bound here.
+const projectServices = Object.freeze({
+  resolve: (specifier, referrer, require) =>
+    core.ops.op_fwbench_project_resolve(specifier, referrer, require),
+  format: (path) => core.ops.op_fwbench_project_format(path),
+  source: (path) => core.ops.op_fwbench_project_source(path),
+  env: () => core.ops.op_fwbench_project_env(),
+  root: () => core.ops.op_fwbench_project_root(),
+  readFile: (path) => core.ops.op_fwbench_fs_read(path),
+  stat: (path, follow) => core.ops.op_fwbench_fs_stat(path, follow),
+  readdir: (path) => core.ops.op_fwbench_fs_readdir(path),
+  realpath: (path) => core.ops.op_fwbench_fs_realpath(path),
+  writeFd: (fd, bytes) => core.ops.op_fwbench_fd_write(fd, bytes),
+  zlibOpen: (kind, level) => core.ops.op_fwbench_zlib_new(kind, level),
+  zlibPush: (id, input, flush) => core.ops.op_fwbench_zlib_push(id, input, flush),
+  zlibClose: (id) => core.ops.op_fwbench_zlib_close(id),
+  // vm.compileFunction: a CommonJS module's wrapper, compiled with its
+  // file's URL as the script's name (stack traces, import()).
+  compileFunction: (source, url, params) =>
+    core.compileFunction(source, url, undefined, params),
+  // require() of an ES module (Node 22+): loads and evaluates it now.
+  importSync: (url) => core.ops.op_import_sync(url),
+});
 Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
   value: Object.freeze({
     offerNodeBridge: (bridge) => {
@@ -241,6 +267,7 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
     log: (line) => op_fwbench_log(String(line)),
     getAsyncContext: () => core.getAsyncContext(),
     setAsyncContext: (context) => core.setAsyncContext(context),
+    project: () => projectServices,
   }),
   enumerable: false,
 });

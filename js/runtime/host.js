@@ -105,3 +105,14 @@ export function unregisterNodeServer(server) {
 export function provideNodeBridge(bridge) {
   internal.offerNodeBridge(bridge);
 }
+
+/**
+ * The app's project services (src/engine/project/ops.rs): module
+ * resolution and sources for the CommonJS loader, the read-only file
+ * system, process.env, zlib codecs, compileFunction and importSync. Each
+ * throws where the runtime has no project (a built-in scenario).
+ * @returns {object}
+ */
+export function projectServices() {
+  return internal.project();
+}

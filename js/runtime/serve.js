@@ -547,7 +547,9 @@ async function setApp(app) {
     nodeListener = node.serverHandler(app.server);
     return "fastify";
   }
-  if (app === undefined && listened.length > 0) {
+  // A server the app listen()ed on, whatever else its module exports (a
+  // CommonJS entry's `module.exports` is `{}` when it assigns nothing).
+  if (listened.length > 0) {
     const node = nodeBridge("a listening node:http server");
     nodeListener = node.serverHandler(listened[listened.length - 1]);
     return "node:http";

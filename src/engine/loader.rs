@@ -10,12 +10,19 @@
 //!   `express`, …), and Node built-ins (`node:http` or `http`), which map to
 //!   our shims in js/runtime/node/.
 //!
+//! With a project (engine/project/: an npm project served as it is),
+//! file modules resolve as Node resolves them: from the project's
+//! node_modules (its own copies of hono, express, … first), package.json
+//! `exports`/`imports`, `.ts` files with their types stripped, and
+//! CommonJS files reached through an ES module facade whose exports are
+//! `module.exports` (default) and the names Node finds statically.
+//!
 //! Everything else (remote URLs, `data:`, paths outside the app's tree,
 //! unknown packages) is refused with an error that names the specifier.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use deno_core::error::ModuleLoaderError;
 use deno_core::{
@@ -26,6 +33,30 @@ use deno_error::JsErrorBox;
 
 use super::embedded;
 
+/// How an npm project's file modules resolve and load, as Node has them
+/// (engine/project/modules.rs). A trait, so that this file (which the
+/// build program compiles too, for the startup snapshot) needs none of it.
+pub trait FileModules {
+    /// The project directory (canonical).
+    fn root(&self) -> &Path;
+    /// Resolves `specifier`, imported by the project file `from` (whose URL
+    /// is `referrer`).
+    fn resolve(
+        &self,
+        specifier: &str,
+        referrer: &str,
+        from: &Path,
+    ) -> Result<ModuleSpecifier, ModuleLoaderError>;
+    /// Loads the project file `path` (at `url`) as a module; `is_main` for
+    /// the app's entry (a CommonJS entry is `require.main`).
+    fn load(
+        &self,
+        url: &ModuleSpecifier,
+        path: &Path,
+        is_main: bool,
+    ) -> Result<ModuleSource, ModuleLoaderError>;
+}
+
 /// The scheme of embedded modules: `fwbench:///runtime/node/http.js`.
 pub const EMBEDDED_PREFIX: &str = "fwbench:///";
 
@@ -33,13 +64,17 @@ pub const EMBEDDED_PREFIX: &str = "fwbench:///";
 pub struct HostModuleLoader {
     /// The app's directory (canonical): file modules must live under it.
     app_root: Option<PathBuf>,
+    /// The app's npm project, when it is served as one.
+    project: Option<Arc<dyn FileModules>>,
 }
 
 impl HostModuleLoader {
     /// A loader that serves files under `app_root` plus the embedded modules.
     /// With `None`, only embedded modules load (e.g. a built-in scenario).
-    pub fn new(app_root: Option<PathBuf>) -> Self {
-        Self { app_root }
+    /// With a `project`, file modules resolve as Node resolves them.
+    pub fn new(app_root: Option<PathBuf>, project: Option<Arc<dyn FileModules>>) -> Self {
+        let app_root = project.as_ref().map(|p| p.root().to_path_buf()).or(app_root);
+        Self { app_root, project }
     }
 
     fn refuse(specifier: &str, referrer: &str, why: &str) -> ModuleLoaderError {
@@ -88,6 +123,24 @@ impl HostModuleLoader {
         }
         Ok(())
     }
+}
+
+/// The URL of fwbench's own copy of the package module `specifier` names
+/// (`s200`, `s200/light`, `hono`, `express`, …), for a project that has
+/// none of its own.
+pub fn bundled(specifier: &str) -> Result<ModuleSpecifier, String> {
+    let path = if specifier == S200 || specifier.starts_with("s200/") {
+        s200_export(specifier)?
+    } else {
+        embedded::vendor_specifier(specifier).ok_or_else(|| format!("no bundled package '{specifier}'"))?
+    };
+    Ok(ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}{path}")).expect("embedded URLs are valid"))
+}
+
+/// The embedded shim of the Node built-in `name` (`fs`, `fs/promises`).
+pub fn builtin_url(name: &str) -> ModuleSpecifier {
+    ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}runtime/node/{name}.js"))
+        .expect("embedded URLs are valid")
 }
 
 /// The package name of js/s200.
@@ -158,6 +211,11 @@ impl ModuleLoader for HostModuleLoader {
         referrer: &str,
         _kind: ResolutionKind,
     ) -> Result<ModuleSpecifier, ModuleLoaderError> {
+        if let (Some(project), Some(from)) = (&self.project, file_referrer(referrer)) {
+            if !deno_core::specifier_has_uri_scheme(specifier) || specifier.starts_with("node:") {
+                return project.resolve(specifier, referrer, &from);
+            }
+        }
         let is_relative =
             specifier.starts_with("./") || specifier.starts_with("../") || specifier.starts_with('/');
         let has_scheme = deno_core::specifier_has_uri_scheme(specifier) && !specifier.starts_with("node:");
@@ -199,11 +257,19 @@ impl ModuleLoader for HostModuleLoader {
     fn load(
         &self,
         url: &ModuleSpecifier,
-        _referrer: Option<&ModuleLoadReferrer>,
+        referrer: Option<&ModuleLoadReferrer>,
         options: ModuleLoadOptions,
     ) -> ModuleLoadResponse {
-        ModuleLoadResponse::Sync(self.load_sync(url, &options.requested_module_type))
+        ModuleLoadResponse::Sync(self.load_sync(url, &options.requested_module_type, referrer.is_none()))
     }
+}
+
+/// The file path of a `file:` referrer.
+fn file_referrer(referrer: &str) -> Option<PathBuf> {
+    let url = ModuleSpecifier::parse(referrer).ok()?;
+    (url.scheme() == "file")
+        .then(|| url.to_file_path().ok())
+        .flatten()
 }
 
 impl HostModuleLoader {
@@ -211,6 +277,7 @@ impl HostModuleLoader {
         &self,
         url: &ModuleSpecifier,
         requested: &RequestedModuleType,
+        is_main: bool,
     ) -> Result<ModuleSource, ModuleLoaderError> {
         let module_type = match requested {
             RequestedModuleType::Json => ModuleType::Json,
@@ -234,6 +301,13 @@ impl HostModuleLoader {
                     JsErrorBox::type_error(what)
                 })?;
                 ModuleSourceCode::String(source.to_owned().into())
+            }
+            "file" if self.project.is_some() => {
+                let project = self.project.as_ref().expect("checked");
+                let path = url
+                    .to_file_path()
+                    .map_err(|()| JsErrorBox::type_error(format!("'{url}' is not a local file")))?;
+                return project.load(url, &path, is_main);
             }
             "file" => {
                 let path = url
@@ -273,7 +347,7 @@ mod tests {
     use super::*;
 
     fn loader(root: &str) -> HostModuleLoader {
-        HostModuleLoader::new(Some(PathBuf::from(root)))
+        HostModuleLoader::new(Some(PathBuf::from(root)), None)
     }
 
     #[test]

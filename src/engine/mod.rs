@@ -39,6 +39,8 @@ mod limits;
 pub mod loader;
 mod ops_crypto;
 mod ops_host;
+mod ops_zlib;
+pub mod project;
 mod sandbox;
 pub mod snapshot;
 mod snapshot_seal;
@@ -97,6 +99,10 @@ pub struct EngineOptions {
     /// Directory whose files app code may import (canonical path); `None`
     /// allows embedded modules only.
     pub app_root: Option<PathBuf>,
+    /// The app's npm project, when it is served as one: Node's resolution,
+    /// CommonJS, TypeScript, its files readable through node:fs, its
+    /// `process.env` (see [`project`]). Shared by the runtimes of an app.
+    pub project: Option<Arc<project::Project>>,
     /// Heap limit in bytes; past it the runtime is interrupted. Memory
     /// outside the heap (ArrayBuffers, Blobs) has a budget of the same size,
     /// past which an allocation throws a `RangeError`.
@@ -117,6 +123,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         Self {
             app_root: None,
+            project: None,
             max_heap_bytes: 256 << 20,
             cpu_limit: Duration::from_secs(2),
             load_timeout: Duration::from_secs(10),
@@ -200,6 +207,7 @@ impl Engine {
         // Fingerprinted before the caller's extensions are added: the
         // snapshot holds only the engine's own, which come first.
         let startup = snapshot::startup(&all, options.snapshot)?;
+        all.push(project::ops::fwbench_node::init(options.project.clone()));
         all.extend(extensions);
         let create_params = v8::CreateParams::default().heap_limits(0, options.max_heap_bytes);
         // QuickJS-ng counts ArrayBuffers against its heap limit already; the
@@ -210,7 +218,13 @@ impl Engine {
         #[cfg(not(feature = "v8"))]
         drop(budget);
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
-            module_loader: Some(Rc::new(loader::HostModuleLoader::new(options.app_root.clone()))),
+            module_loader: Some(Rc::new(loader::HostModuleLoader::new(
+                options.app_root.clone(),
+                options
+                    .project
+                    .clone()
+                    .map(|project| project as Arc<dyn loader::FileModules>),
+            ))),
             extensions: all,
             startup_snapshot: startup.as_ref().map(|startup| startup.snapshot),
             extension_code_cache: startup.as_ref().map(snapshot::Startup::extension_code_cache),

@@ -27,15 +27,29 @@ fn network_file_env_and_subprocess_are_refused() {
         &["TypeError", "no network", "example.com"],
     );
     assert_refused(&server, "/fetch-file", &["TypeError"]);
-    assert_refused(&server, "/fs-read", &["node:fs is not available in fwbench"]);
-    assert_refused(&server, "/fs-promises", &["not available in fwbench"]);
+    assert_refused(
+        &server,
+        "/fs-read",
+        &["EACCES", "/etc/passwd", "only its project directory"],
+    );
+    assert_refused(
+        &server,
+        "/fs-promises",
+        &["EACCES", "/etc/passwd", "only its project directory"],
+    );
+    assert_refused(
+        &server,
+        "/fs-write",
+        &["writeFileSync", "not available in fwbench"],
+    );
     assert_refused(&server, "/net-connect", &["not available in fwbench"]);
     assert_refused(
         &server,
         "/subprocess",
         &["node:child_process is not available in fwbench"],
     );
-    assert_refused(&server, "/env", &["process.env is empty: {}"]);
+    // The app's environment is what fwbench gives it, none of its own.
+    assert_refused(&server, "/env", &["process.env holds NODE_ENV, PORT"]);
     assert_refused(&server, "/deno", &["ReferenceError", "Deno"]);
 }
 
@@ -50,7 +64,15 @@ fn imports_outside_the_allowed_trees_are_refused_by_name() {
     assert_refused(
         &server,
         "/import-outside",
-        &["../../../Cargo.toml", "outside the app's directory"],
+        &["../../../Cargo.toml", "EACCES", "only its project directory"],
     );
-    assert_refused(&server, "/import-unknown", &["left-pad", "unknown package"]);
+    assert_refused(
+        &server,
+        "/import-unknown",
+        &[
+            "Cannot find package 'left-pad'",
+            "run npm install",
+            "bundles no copy",
+        ],
+    );
 }

@@ -1,8 +1,16 @@
-// node:fs for fwbench: the sandbox has no file system. Importing works (etag and
-// express read fs.Stats, pino reads fs at import time); every function throws.
+// node:fs for fwbench: read-only, inside the app's project. Reading files,
+// stats, directory listings and real paths work for the project directory
+// and its node_modules (src/engine/project/ops.rs checks every path; one
+// outside fails with EACCES naming the sandbox rule); writes go to file
+// descriptors 1 and 2 only (the server log: pino's destination(1)); every
+// other function (writing files, opening descriptors, watching) throws.
 // fs.constants holds Linux's values, fs.promises is node:fs/promises.
 import { sandboxedModule, unavailableClass, unavailableFunction } from './_internal.js';
 import promises from './fs/promises.js';
+import {
+  access, accessSync, createReadStream, Dirent, exists, existsSync, lstat, lstatSync, readdir,
+  readdirSync, readFile, readFileSync, realpath, realpathSync, stat, statSync, Stats, write, writeSync,
+} from './fs/_read.js';
 
 const constants = {
   F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1, O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2, O_CREAT: 64, O_EXCL: 128,
@@ -11,15 +19,11 @@ const constants = {
   COPYFILE_FICLONE: 2, COPYFILE_FICLONE_FORCE: 4,
 };
 const { F_OK, R_OK, W_OK, X_OK } = constants;
-const Stats = unavailableClass('fs', 'Stats');
-const Dirent = unavailableClass('fs', 'Dirent');
 const ReadStream = unavailableClass('fs', 'ReadStream');
 const WriteStream = unavailableClass('fs', 'WriteStream');
 const Dir = unavailableClass('fs', 'Dir');
 const FileReadStream = unavailableClass('fs', 'FileReadStream');
 const FileWriteStream = unavailableClass('fs', 'FileWriteStream');
-const access = unavailableFunction('fs', 'access');
-const accessSync = unavailableFunction('fs', 'accessSync');
 const appendFile = unavailableFunction('fs', 'appendFile');
 const appendFileSync = unavailableFunction('fs', 'appendFileSync');
 const chmod = unavailableFunction('fs', 'chmod');
@@ -32,10 +36,7 @@ const copyFile = unavailableFunction('fs', 'copyFile');
 const copyFileSync = unavailableFunction('fs', 'copyFileSync');
 const cp = unavailableFunction('fs', 'cp');
 const cpSync = unavailableFunction('fs', 'cpSync');
-const createReadStream = unavailableFunction('fs', 'createReadStream');
 const createWriteStream = unavailableFunction('fs', 'createWriteStream');
-const exists = unavailableFunction('fs', 'exists');
-const existsSync = unavailableFunction('fs', 'existsSync');
 const fchmod = unavailableFunction('fs', 'fchmod');
 const fchown = unavailableFunction('fs', 'fchown');
 const fdatasync = unavailableFunction('fs', 'fdatasync');
@@ -47,8 +48,6 @@ const futimes = unavailableFunction('fs', 'futimes');
 const lchown = unavailableFunction('fs', 'lchown');
 const link = unavailableFunction('fs', 'link');
 const linkSync = unavailableFunction('fs', 'linkSync');
-const lstat = unavailableFunction('fs', 'lstat');
-const lstatSync = unavailableFunction('fs', 'lstatSync');
 const mkdir = unavailableFunction('fs', 'mkdir');
 const mkdirSync = unavailableFunction('fs', 'mkdirSync');
 const mkdtemp = unavailableFunction('fs', 'mkdtemp');
@@ -59,23 +58,15 @@ const opendir = unavailableFunction('fs', 'opendir');
 const opendirSync = unavailableFunction('fs', 'opendirSync');
 const read = unavailableFunction('fs', 'read');
 const readSync = unavailableFunction('fs', 'readSync');
-const readdir = unavailableFunction('fs', 'readdir');
-const readdirSync = unavailableFunction('fs', 'readdirSync');
-const readFile = unavailableFunction('fs', 'readFile');
-const readFileSync = unavailableFunction('fs', 'readFileSync');
 const readlink = unavailableFunction('fs', 'readlink');
 const readlinkSync = unavailableFunction('fs', 'readlinkSync');
 const readv = unavailableFunction('fs', 'readv');
-const realpath = unavailableFunction('fs', 'realpath');
-const realpathSync = unavailableFunction('fs', 'realpathSync');
 const rename = unavailableFunction('fs', 'rename');
 const renameSync = unavailableFunction('fs', 'renameSync');
 const rm = unavailableFunction('fs', 'rm');
 const rmSync = unavailableFunction('fs', 'rmSync');
 const rmdir = unavailableFunction('fs', 'rmdir');
 const rmdirSync = unavailableFunction('fs', 'rmdirSync');
-const stat = unavailableFunction('fs', 'stat');
-const statSync = unavailableFunction('fs', 'statSync');
 const statfs = unavailableFunction('fs', 'statfs');
 const symlink = unavailableFunction('fs', 'symlink');
 const symlinkSync = unavailableFunction('fs', 'symlinkSync');
@@ -88,8 +79,6 @@ const utimes = unavailableFunction('fs', 'utimes');
 const utimesSync = unavailableFunction('fs', 'utimesSync');
 const watch = unavailableFunction('fs', 'watch');
 const watchFile = unavailableFunction('fs', 'watchFile');
-const write = unavailableFunction('fs', 'write');
-const writeSync = unavailableFunction('fs', 'writeSync');
 const writeFile = unavailableFunction('fs', 'writeFile');
 const writeFileSync = unavailableFunction('fs', 'writeFileSync');
 const writev = unavailableFunction('fs', 'writev');

@@ -5,12 +5,14 @@
 // the host), hrtime/hrtime.bigint/uptime (from performance.now()),
 // emitWarning (a 'warning' event and one line in the host log), stdout and
 // stderr whose write() goes to the host log line by line. What is a fixed
-// fact of the sandbox: env is empty, cwd() is '/', argv is ['fwbench'],
+// fact of the sandbox: env holds what the host gives an app (PORT,
+// NODE_ENV, --env and --env-file; empty for a built-in scenario), cwd() is
+// the project directory ('/' without one), argv is ['fwbench'],
 // stdout/stderr are not TTYs. What throws: exit, kill, chdir, memoryUsage,
 // cpuUsage, binding, dlopen (a sandboxed app cannot do these, and a
 // made-up number would be silently wrong).
 import EventEmitter from 'fwbench:///vendor/polyfills/events.js';
-import { log } from 'fwbench:///runtime/host.js';
+import { log, projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from './_internal.js';
 
 function unavailable(what) {
@@ -134,6 +136,24 @@ function emitWarning(warning, type, code, ctor) {
   });
 }
 
+/**
+ * `process.env`, read from the host on first use in each runtime: this
+ * module may be evaluated when a startup snapshot is built, where there is
+ * no app and no environment yet (then nothing is kept).
+ */
+let envObject;
+function loadEnv() {
+  if (envObject === undefined) {
+    try {
+      envObject = { ...projectServices().env() };
+    } catch {
+      // The per-runtime ops are not bound yet (a snapshot being built).
+      return {};
+    }
+  }
+  return envObject;
+}
+
 const process = new EventEmitter();
 Object.assign(process, {
   title: 'fwbench',
@@ -146,7 +166,6 @@ Object.assign(process, {
   argv0: 'fwbench',
   execArgv: [],
   execPath: '/fwbench',
-  env: {},
   exitCode: undefined,
   noDeprecation: false,
   throwDeprecation: false,
@@ -155,7 +174,13 @@ Object.assign(process, {
   nextTick,
   emitWarning,
   hrtime,
-  cwd: () => '/',
+  cwd: () => {
+    try {
+      return projectServices().root();
+    } catch {
+      return '/';
+    }
+  },
   uptime: () => performance.now() / 1e3,
   stdout: logStream(1, ''),
   stderr: logStream(2, ''),
@@ -172,6 +197,14 @@ Object.assign(process, {
   dlopen: unavailable('dlopen'),
 });
 process.memoryUsage.rss = unavailable('memoryUsage.rss');
+Object.defineProperty(process, 'env', {
+  get: loadEnv,
+  set(value) {
+    envObject = value;
+  },
+  enumerable: true,
+  configurable: true,
+});
 Object.defineProperty(process, Symbol.toStringTag, { value: 'process' });
 
 export default process;
@@ -180,4 +213,13 @@ export {
   emitWarning,
   hrtime,
 };
-export const { env, argv, versions, version, platform, stdout, stderr, cwd, uptime, exit } = process;
+export const { argv, versions, version, platform, stdout, stderr, cwd, uptime, exit } = process;
+/** `import { env } from 'node:process'`: the same object as `process.env`. */
+export const env = new Proxy({}, {
+  get: (_, key) => Reflect.get(loadEnv(), key),
+  set: (_, key, value) => Reflect.set(loadEnv(), key, value),
+  has: (_, key) => Reflect.has(loadEnv(), key),
+  deleteProperty: (_, key) => Reflect.deleteProperty(loadEnv(), key),
+  ownKeys: () => Reflect.ownKeys(loadEnv()),
+  getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(loadEnv(), key),
+});

@@ -1,10 +1,13 @@
-// node:fs/promises for fwbench: the sandbox has no file system; every
+// node:fs/promises for fwbench: reads inside the app's project (readFile,
+// stat, lstat, readdir, realpath, access; see ../fs.js); every other
 // function returns a promise rejected with a clear error.
 import { notAvailable, sandboxedModule, unavailableClass } from '../_internal.js';
+import { promised } from './_read.js';
+
+const { access, lstat, readdir, readFile, realpath, stat } = promised;
 
 const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
 const FileHandle = unavailableClass('fs/promises', 'FileHandle');
-const access = { async access() { throw notAvailable('fs/promises', 'fs.promises.access()'); } }.access;
 const appendFile = { async appendFile() { throw notAvailable('fs/promises', 'fs.promises.appendFile()'); } }.appendFile;
 const chmod = { async chmod() { throw notAvailable('fs/promises', 'fs.promises.chmod()'); } }.chmod;
 const chown = { async chown() { throw notAvailable('fs/promises', 'fs.promises.chown()'); } }.chown;
@@ -12,20 +15,15 @@ const copyFile = { async copyFile() { throw notAvailable('fs/promises', 'fs.prom
 const cp = { async cp() { throw notAvailable('fs/promises', 'fs.promises.cp()'); } }.cp;
 const lchown = { async lchown() { throw notAvailable('fs/promises', 'fs.promises.lchown()'); } }.lchown;
 const link = { async link() { throw notAvailable('fs/promises', 'fs.promises.link()'); } }.link;
-const lstat = { async lstat() { throw notAvailable('fs/promises', 'fs.promises.lstat()'); } }.lstat;
 const lutimes = { async lutimes() { throw notAvailable('fs/promises', 'fs.promises.lutimes()'); } }.lutimes;
 const mkdir = { async mkdir() { throw notAvailable('fs/promises', 'fs.promises.mkdir()'); } }.mkdir;
 const mkdtemp = { async mkdtemp() { throw notAvailable('fs/promises', 'fs.promises.mkdtemp()'); } }.mkdtemp;
 const open = { async open() { throw notAvailable('fs/promises', 'fs.promises.open()'); } }.open;
 const opendir = { async opendir() { throw notAvailable('fs/promises', 'fs.promises.opendir()'); } }.opendir;
-const readdir = { async readdir() { throw notAvailable('fs/promises', 'fs.promises.readdir()'); } }.readdir;
-const readFile = { async readFile() { throw notAvailable('fs/promises', 'fs.promises.readFile()'); } }.readFile;
 const readlink = { async readlink() { throw notAvailable('fs/promises', 'fs.promises.readlink()'); } }.readlink;
-const realpath = { async realpath() { throw notAvailable('fs/promises', 'fs.promises.realpath()'); } }.realpath;
 const rename = { async rename() { throw notAvailable('fs/promises', 'fs.promises.rename()'); } }.rename;
 const rm = { async rm() { throw notAvailable('fs/promises', 'fs.promises.rm()'); } }.rm;
 const rmdir = { async rmdir() { throw notAvailable('fs/promises', 'fs.promises.rmdir()'); } }.rmdir;
-const stat = { async stat() { throw notAvailable('fs/promises', 'fs.promises.stat()'); } }.stat;
 const statfs = { async statfs() { throw notAvailable('fs/promises', 'fs.promises.statfs()'); } }.statfs;
 const symlink = { async symlink() { throw notAvailable('fs/promises', 'fs.promises.symlink()'); } }.symlink;
 const truncate = { async truncate() { throw notAvailable('fs/promises', 'fs.promises.truncate()'); } }.truncate;

@@ -1,0 +1,134 @@
+//! A project's files as ES modules (the loader's [`FileModules`]): Node's
+//! resolution for `import`, TypeScript stripped, JSON, and CommonJS files
+//! reached through a facade that runs them in the CommonJS loader
+//! (js/runtime/node/_cjs.js), so `require` and `import` share one instance.
+
+use std::path::Path;
+
+use deno_core::error::ModuleLoaderError;
+use deno_core::{ModuleSource, ModuleSourceCode, ModuleSpecifier, ModuleType};
+use deno_error::JsErrorBox;
+
+use super::{package_name, Format, PackageOrigin, Project, ResolveKind, Resolved};
+use crate::engine::loader::{builtin_url, bundled, FileModules, EMBEDDED_PREFIX};
+
+impl FileModules for Project {
+    fn root(&self) -> &Path {
+        Project::root(self)
+    }
+
+    fn resolve(
+        &self,
+        specifier: &str,
+        referrer: &str,
+        from: &Path,
+    ) -> Result<ModuleSpecifier, ModuleLoaderError> {
+        let from_display = from.display();
+        match Project::resolve(self, specifier, from, ResolveKind::Import) {
+            Ok(Resolved::Builtin(name)) => Ok(builtin_url(&name)),
+            Ok(Resolved::File { path, .. }) => {
+                self.readable(&path, "import").map_err(|why| {
+                    JsErrorBox::type_error(format!("Cannot import '{specifier}' from '{referrer}': {why}"))
+                })?;
+                ModuleSpecifier::from_file_path(&path).map_err(|()| {
+                    JsErrorBox::type_error(format!(
+                        "Cannot import '{specifier}' from '{referrer}': not a local file path"
+                    ))
+                })
+            }
+            Ok(Resolved::NotInProject) => match bundled(specifier) {
+                Ok(url) => {
+                    self.note_package(package_name(specifier), PackageOrigin::Bundled);
+                    Ok(url)
+                }
+                Err(_) => Err(JsErrorBox::type_error(format!(
+                    "Cannot find package '{specifier}' imported from {from_display}: it is not in the \
+                     project's node_modules (run npm install) and fwbench bundles no copy of it"
+                ))),
+            },
+            Err(message) => Err(JsErrorBox::type_error(format!(
+                "{message} imported from {from_display}"
+            ))),
+        }
+    }
+
+    fn load(
+        &self,
+        url: &ModuleSpecifier,
+        path: &Path,
+        is_main: bool,
+    ) -> Result<ModuleSource, ModuleLoaderError> {
+        let real = self
+            .readable(path, "import")
+            .map_err(|why| JsErrorBox::type_error(format!("Cannot load '{}': {why}", path.display())))?;
+        let (module_type, code) = match self.format(&real) {
+            Format::Module => (
+                ModuleType::JavaScript,
+                self.source(&real).map_err(JsErrorBox::generic)?.to_string(),
+            ),
+            Format::Json => (
+                ModuleType::Json,
+                self.source(&real).map_err(JsErrorBox::generic)?.to_string(),
+            ),
+            Format::CommonJs => (
+                ModuleType::JavaScript,
+                commonjs_facade(&real, &self.commonjs_exports(&real), is_main),
+            ),
+            Format::Addon => {
+                return Err(JsErrorBox::generic(format!(
+                    "Cannot load native addon '{url}': fwbench's sandbox runs no native code (a package \
+                     with a pure JavaScript fallback takes it when the addon is missing)"
+                )))
+            }
+            Format::Wasm => {
+                return Err(JsErrorBox::generic(format!(
+                    "Cannot load '{url}': WebAssembly is not available in fwbench's sandbox"
+                )))
+            }
+        };
+        Ok(ModuleSource::new(
+            module_type,
+            ModuleSourceCode::String(code.into()),
+            url,
+            None,
+        ))
+    }
+}
+
+/// The ES module an `import` of the CommonJS file `path` gets: it runs the
+/// file through js/runtime/node/_cjs.js (so `require` and `import` share
+/// one instance) and exports `module.exports` as the default, as
+/// `"module.exports"`, and each of `names` (Node's static detection).
+fn commonjs_facade(path: &Path, names: &[String], is_main: bool) -> String {
+    let quoted = |text: &str| serde_json::to_string(text).expect("strings serialize");
+    let mut code = format!(
+        "import {{ importCommonJS }} from \"{EMBEDDED_PREFIX}runtime/node/_cjs.js\";\n\
+         const exports = importCommonJS({}, {is_main});\n\
+         export default exports;\n\
+         export {{ exports as \"module.exports\" }};\n",
+        quoted(&path.display().to_string())
+    );
+    for (index, name) in names.iter().enumerate() {
+        if name == "module.exports" {
+            continue;
+        }
+        code.push_str(&format!(
+            "const n{index} = exports?.[{0}];\nexport {{ n{index} as {0} }};\n",
+            quoted(name)
+        ));
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commonjs_facade_exports_the_detected_names() {
+        let code = commonjs_facade(Path::new("/p/x.js"), &["a".into(), "b-c".into()], false);
+        assert!(code.contains("importCommonJS(\"/p/x.js\", false)"), "{code}");
+        assert!(code.contains("export default exports;"), "{code}");
+        assert!(code.contains("export { n1 as \"b-c\" };"), "{code}");
+    }
+}

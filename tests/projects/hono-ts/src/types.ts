@@ -1,0 +1,1 @@
+export type Greeting = { hello: string; runtime: string };
