@@ -40,6 +40,25 @@ FWBENCH_PROFILE=$PROFILE FWBENCH_BUILD_TESTS=1 .ci/setup.sh
 # build the engine again.
 choose_engine
 
+# The npm projects tests/projects/ serves as they are, each exactly as its
+# lock file says (npm ci wipes node_modules: only when the lock is newer).
+for project in tests/fixtures/projects/*/; do
+  [ -f "$project/package-lock.json" ] || continue
+  if [ ! -f "$project/node_modules/.package-lock.json" ] ||
+    [ "$project/package-lock.json" -nt "$project/node_modules/.package-lock.json" ]; then
+    phase "npm ci ($project)"
+    npm ci --prefix "$project" --no-audit --no-fund --loglevel=error
+  fi
+done
+# The Node those tests compare answers with (Node 26, pinned in
+# benches/runtimes/bench.py, from the npm registry into the cache). Without
+# it they still check fwbench's answers and say that Node was not there.
+if FWBENCH_NODE=$(python3 benches/runtimes/bench.py --install 2>/dev/null); then
+  export FWBENCH_NODE
+else
+  echo "Node 26 could not be installed: tests/projects/ will not compare with Node" >&2
+fi
+
 # As root (CI), tests/remote/'s network-namespace hosts must be made:
 # a test that cannot make them fails instead of skipping.
 if [ "$(id -u)" -eq 0 ]; then export FWBENCH_REQUIRE_NETNS=1; fi

@@ -9,6 +9,8 @@
 //! - `report`: the report writers and `compare` (golden files);
 //! - `k8s`: `k8s-job`'s manifests against Kubernetes' schemas, and its
 //!   pods' command run here.
+//! - `projects`: unmodified npm projects served as on Node, and bad ones
+//!   refused;
 //! - `remote`: `bench --server-host` and segmented loads across network
 //!   namespace hosts with a real sshd (needs root).
 
@@ -18,6 +20,7 @@ mod host;
 mod k8s;
 mod layout;
 mod load;
+mod projects;
 mod remote;
 mod report;
 mod support;

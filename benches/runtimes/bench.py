@@ -962,6 +962,9 @@ def main():
     parser.add_argument("--client-cpu", default="1")
     parser.add_argument("--port", type=int, default=18400, help="first of 20 ports used")
     parser.add_argument("--check", action="store_true", help="only start and validate every app")
+    parser.add_argument("--install", action="store_true",
+                        help="only install the pinned Node and Deno into the cache and print Node's path "
+                             "(the test command's set-up: tests compare apps with Node)")
     parser.add_argument("--note", default="", help="a line about the conditions, for the result file")
     parser.add_argument("--out", help="result file (default benches/results/<date>-runtimes.txt)")
     parser.add_argument("--from-csv", metavar="CSV",
@@ -984,6 +987,11 @@ def main():
         print(text)
         if args.out:
             Path(args.out).write_text(text)
+        return
+
+    if args.install:
+        node, _deno = install_runtimes(cache_dir())
+        print(node)
         return
 
     ensure_tools()

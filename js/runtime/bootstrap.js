@@ -238,6 +238,7 @@ const projectServices = Object.freeze({
     core.ops.op_fwbench_project_resolve(specifier, referrer, require),
   format: (path) => core.ops.op_fwbench_project_format(path),
   source: (path) => core.ops.op_fwbench_project_source(path),
+  syntaxError: (path) => core.ops.op_fwbench_project_syntax_error(path),
   env: () => core.ops.op_fwbench_project_env(),
   root: () => core.ops.op_fwbench_project_root(),
   readFile: (path) => core.ops.op_fwbench_fs_read(path),

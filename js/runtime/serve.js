@@ -93,6 +93,8 @@ let appFetch = null;
 let nodeListener = null;
 /** Servers that app code `listen()`ed on (node:http shim). */
 const listened = [];
+/** Resolves setApp's wait for a first listen() (see `setApp`). */
+let listenedNow = null;
 /**
  * The node:http shim's entry points, once an app that needs them is
  * installed (see `nodeBridge`).
@@ -108,6 +110,7 @@ let nodeShim = null;
 const host = {
   registerNodeServer(server) {
     listened.push(server);
+    listenedNow?.();
   },
   unregisterNodeServer(server) {
     const index = listened.indexOf(server);
@@ -528,6 +531,16 @@ function nodeBridge(what) {
 }
 
 /**
+ * Whether a main module's default export holds nothing to serve: none, or
+ * a CommonJS entry's untouched `module.exports`.
+ */
+function isEmptyExport(app) {
+  return app === undefined ||
+    (app !== null && typeof app === "object" && Object.getPrototypeOf(app) === Object.prototype &&
+      Object.keys(app).length === 0);
+}
+
+/**
  * Installs the app from the main module's default export. Async because a
  * fastify instance must be `ready()` before it serves.
  */
@@ -546,6 +559,16 @@ async function setApp(app) {
     await app.ready();
     nodeListener = node.serverHandler(app.server);
     return "fastify";
+  }
+  // Nothing to serve yet, but an entry may listen() later, once something
+  // it awaits settles (`main().then(() => app.listen())`): wait for it
+  // while the event loop runs. The host fails the load if the loop runs
+  // dry or the load timeout passes first.
+  if (listened.length === 0 && isEmptyExport(app)) {
+    await new Promise((resolve) => {
+      listenedNow = resolve;
+    });
+    listenedNow = null;
   }
   // A server the app listen()ed on, whatever else its module exports (a
   // CommonJS entry's `module.exports` is `{}` when it assigns nothing).

@@ -126,7 +126,17 @@ pub(super) async fn load(
         let _in_js = watchdog.enter();
         runtime.call_with_args(&set_app, &[default_export])
     };
-    let style = engine.settle(installed).await?;
+    // The app may still be on its way to listen() (a CommonJS entry that
+    // connects to something first): setApp waits for it while the event
+    // loop runs.
+    let style = engine
+        .settle_or(
+            installed,
+            "the app module has no default export fwbench can serve (`export default { \
+             fetch(request) { return new Response('hello') } }`, a hono, elysia or express app, a \
+             fastify instance) and it never called listen(): nothing is left to run that could",
+        )
+        .await?;
     let style = {
         let runtime = engine.runtime();
         deno_core::scope!(scope, runtime);

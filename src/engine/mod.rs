@@ -393,6 +393,23 @@ impl Engine {
     where
         E: Into<anyhow::Error>,
     {
+        self.settle_or(
+            future,
+            "it awaits a promise that can never settle: nothing is left to run that could settle it",
+        )
+        .await
+    }
+
+    /// [`Engine::settle`], saying `stalled` when nothing is left to run
+    /// that could settle `future`.
+    pub async fn settle_or<T, E>(
+        &mut self,
+        future: impl Future<Output = Result<T, E>>,
+        stalled: &str,
+    ) -> anyhow::Result<T>
+    where
+        E: Into<anyhow::Error>,
+    {
         let mut future = pin!(future);
         let mut deadline = pin!(tokio::time::sleep(self.load_timeout));
         let (runtime, watchdog) = (&mut self.runtime, &self.watchdog);
@@ -425,12 +442,10 @@ impl Engine {
         match outcome {
             Ok(result) => result.map_err(Into::into),
             Err(Unsettled::EventLoop(error)) => Err(error),
-            Err(Unsettled::Stalled) => Err(anyhow!(
-                "it awaits a promise that can never settle: nothing is left to run that could settle it"
-            )),
+            Err(Unsettled::Stalled) => Err(anyhow!("{stalled}")),
             Err(Unsettled::TimedOut) => Err(anyhow!(
-                "it did not finish loading within {:?} (--handler-timeout): a top-level await or the app's \
-                 ready() never settled",
+                "it did not finish loading within {:?} (--handler-timeout): a top-level await, the app's \
+                 ready() or its listen() never came",
                 self.load_timeout
             )),
         }

@@ -36,6 +36,7 @@ fn an_error_at_load_names_file_and_line() {
 fn a_missing_default_export_says_what_to_export() {
     let err = serve_fails("badapps/noexport/app.js");
     assert!(err.contains("no default export"), "{err}");
+    assert!(err.contains("never called listen()"), "{err}");
     assert!(err.contains("fetch(request)"), "{err}");
 }
 

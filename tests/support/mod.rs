@@ -29,6 +29,8 @@ pub struct Server {
     child: Child,
     /// `127.0.0.1:PORT`
     pub addr: String,
+    /// The banner line `serve` printed.
+    pub banner: String,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -107,7 +109,12 @@ impl Server {
                 sink.clear();
             }
         });
-        Server { child, addr, stderr }
+        Server {
+            child,
+            addr,
+            banner: line.trim_end().to_owned(),
+            stderr,
+        }
     }
 
     /// Everything the server wrote to stderr so far.

@@ -194,11 +194,25 @@ function run(module, format) {
       // A shebang line is not JavaScript inside a function body.
       if (source.startsWith('#!')) source = `//${source.slice(2)}`;
       const [wrapper, error] = services.compileFunction(source, fileURL(filename), WRAPPER_PARAMS);
-      if (error) throw error.thrown;
+      if (error) throw compileError(error.thrown, module);
       ReflectApply(wrapper, module.exports, [module.exports, makeRequire(module), module, filename, module.path]);
     }
   }
   module.loaded = true;
+}
+
+/**
+ * A CommonJS file that does not compile: V8's SyntaxError, with the place
+ * (from the host's parser, as V8 gives none for a module wrapper) and the
+ * files that required it, as Node prints them.
+ */
+function compileError(thrown, module) {
+  if (!(thrown instanceof SyntaxError)) return thrown;
+  const place = services.syntaxError(module.filename) || module.filename;
+  const stack = requireStack(module.parent);
+  thrown.message = `${thrown.message} (${place})${stack.length > 0 ? `\nRequire stack:\n- ${stack.join('\n- ')}` : ''}`;
+  thrown.stack = `${thrown.name}: ${thrown.message}\n    at ${place.replace(/: .*$/, '')}`;
+  return thrown;
 }
 
 /** The `require` function of `module`. */

@@ -12,7 +12,7 @@
 //! still reachable through the default export, `module.exports`.
 
 use swc_common::sync::Lrc;
-use swc_common::{FileName, SourceMap};
+use swc_common::{FileName, SourceMap, Spanned};
 use swc_ecma_ast::{
     AssignTarget, CallExpr, Callee, Expr, Lit, MemberExpr, MemberProp, ModuleItem, Program, Prop, PropName,
     PropOrSpread, SimpleAssignTarget,
@@ -36,15 +36,44 @@ fn parse(source: &str) -> Option<Program> {
     parser.parse_program().ok()
 }
 
+/// Where `source`, a CommonJS module, first breaks the grammar: `(line,
+/// column, what)`, 1-based, for a load error that names the place (V8's
+/// own error from compiling a module wrapper carries no location).
+pub fn syntax_error(source: &str) -> Option<(usize, usize, String)> {
+    let map: Lrc<SourceMap> = Lrc::default();
+    let file = map.new_source_file(FileName::Anon.into(), source.to_owned());
+    let syntax = Syntax::Es(swc_ecma_parser::EsSyntax {
+        allow_return_outside_function: true,
+        ..Default::default()
+    });
+    let mut parser = Parser::new(syntax, StringInput::from(&*file), None);
+    let error = match parser.parse_script() {
+        Err(error) => error,
+        Ok(_) => parser.take_errors().into_iter().next()?,
+    };
+    let at = map.lookup_char_pos(error.span().lo);
+    Some((at.line, at.col_display + 1, error.kind().msg().into_owned()))
+}
+
 /// Whether `source` has ES module syntax (an `import` or `export`
-/// declaration), which makes a file of undeclared type an ES module.
+/// declaration), which makes a file of undeclared type an ES module. A
+/// file that does not parse is judged by its lines: one that starts with
+/// `import` or `export` makes it a module, so that V8 reports its syntax
+/// error as a module's (Node, too, retries a failed CommonJS compile as an
+/// ES module when it sees module syntax).
 pub fn has_module_syntax(source: &str) -> bool {
     match parse(source) {
         Some(Program::Module(module)) => module
             .body
             .iter()
             .any(|item| matches!(item, ModuleItem::ModuleDecl(_))),
-        _ => false,
+        Some(Program::Script(_)) => false,
+        None => source.lines().any(|line| {
+            let line = line.trim_start();
+            ["import ", "import{", "export ", "export{"]
+                .iter()
+                .any(|start| line.starts_with(start))
+        }),
     }
 }
 
@@ -223,5 +252,15 @@ mod tests {
         assert!(has_module_syntax("const x = 1;\nexport { x };"));
         assert!(!has_module_syntax("const a = require('a'); module.exports = a;"));
         assert!(!has_module_syntax("this is not javascript"));
+        assert!(has_module_syntax(
+            "export default {\n  f() { return g('x';\n  },\n};\n"
+        ));
+    }
+
+    #[test]
+    fn syntax_errors_have_a_place() {
+        let (line, column, what) = syntax_error("const a = 1;\nmodule.exports = { a,, };\n").unwrap();
+        assert_eq!((line, column), (2, 22), "{what}");
+        assert_eq!(syntax_error("return 1;"), None, "a CommonJS module may return");
     }
 }

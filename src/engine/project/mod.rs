@@ -250,6 +250,14 @@ impl Project {
         self.derive(path, &text, || typescript::strip(path, &text))
     }
 
+    /// Where the CommonJS module at `path` breaks the grammar, as
+    /// `path:line:column: what` (see cjs_exports.rs).
+    pub fn syntax_error(&self, path: &Path) -> Option<String> {
+        let source = self.source(path).ok()?;
+        let (line, column, what) = cjs_exports::syntax_error(&source)?;
+        Some(format!("{}:{line}:{column}: {what}", path.display()))
+    }
+
     /// The names a CommonJS module's ES importers find (Node's static
     /// detection), with those of the modules it re-exports, as one list.
     pub fn commonjs_exports(&self, path: &Path) -> Vec<String> {

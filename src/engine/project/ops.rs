@@ -28,6 +28,7 @@ deno_core::extension!(
         op_fwbench_project_resolve,
         op_fwbench_project_format,
         op_fwbench_project_source,
+        op_fwbench_project_syntax_error,
         op_fwbench_project_env,
         op_fwbench_project_root,
         op_fwbench_fs_read,
@@ -112,6 +113,18 @@ pub fn op_fwbench_project_source(state: &mut OpState, #[string] path: &str) -> R
         .source(&path)
         .map(|text| text.to_string())
         .map_err(JsErrorBox::generic)
+}
+
+/// Where a CommonJS file V8 could not compile breaks the grammar:
+/// `path:line:column: what`, or an empty string when the parser finds
+/// nothing wrong.
+#[op2]
+#[string]
+pub fn op_fwbench_project_syntax_error(
+    state: &mut OpState,
+    #[string] path: &str,
+) -> Result<String, JsErrorBox> {
+    Ok(project(state)?.syntax_error(Path::new(path)).unwrap_or_default())
 }
 
 /// `process.env`: empty without a project.

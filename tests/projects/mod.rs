@@ -1,0 +1,29 @@
+//! Unmodified npm projects (tests/fixtures/projects/, installed by the
+//! test command's set-up with `npm ci`) served as they are: each answer
+//! checked against what the project is known to say and, when Node 22+ is
+//! installed, compared with the same project on Node (status, content-type,
+//! content-encoding, the decoded body, the headers its middleware sets);
+//! CommonJS and module semantics against Node's; bad projects refused with
+//! a clear load error.
+
+mod bad;
+mod node;
+mod served;
+
+use std::path::PathBuf;
+
+use crate::support::fixture;
+
+/// A fixture project, which must have been installed.
+pub fn project(name: &str) -> PathBuf {
+    let dir = fixture("projects").join(name);
+    let manifest = std::fs::read_to_string(dir.join("package.json")).expect("the project's package.json");
+    if manifest.contains("\"dependencies\"") {
+        assert!(
+            dir.join("node_modules").is_dir(),
+            "{} is not installed: the test command's set-up runs `npm ci` there (.ci/test.sh)",
+            dir.display()
+        );
+    }
+    dir
+}
