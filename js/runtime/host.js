@@ -116,3 +116,12 @@ export function provideNodeBridge(bridge) {
 export function projectServices() {
   return internal.project();
 }
+
+/**
+ * deno_core's immediate queue (node:timers' setImmediate): `queue`,
+ * `clear`, `refCount(increase)` and the `kRefed` key an immediate carries.
+ * @returns {object}
+ */
+export function immediates() {
+  return internal.immediates();
+}

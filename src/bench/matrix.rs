@@ -29,12 +29,92 @@ pub enum NotRun {
 
 /// One cell of the matrix.
 pub struct MatrixRow<'a> {
-    /// The framework.
+    /// The framework (for an app row, the row's name).
     pub framework: &'static Framework,
-    /// The scenario.
+    /// The scenario (for an app row, the request it is sent).
     pub scenario: &'a LoadedScenario,
     /// Why the row does not run, if it does not.
     pub not_run: Option<NotRun>,
+    /// An app row's project (`--app`), served as `fwbench serve DIR`.
+    pub app: Option<&'a std::path::Path>,
+}
+
+/// A user's app as a row (`--app`): its name, its project and the request.
+pub struct AppRow {
+    /// The row's name, as a framework's (its `about` names the project).
+    pub framework: &'static Framework,
+    /// The project directory or entry file.
+    pub path: std::path::PathBuf,
+    /// The request of `--request` and its expected status.
+    pub request: LoadedScenario,
+}
+
+/// The scenario name app rows report their request under.
+pub const APP_REQUEST: &str = "request";
+
+/// The rows of `--app`: each project with the request of `--request`,
+/// `-H`, `--request-body` and `--expect-status`.
+fn app_rows(args: &MatrixArgs) -> Vec<AppRow> {
+    let (method, path) = args
+        .request
+        .clone()
+        .unwrap_or_else(|| ("GET".to_owned(), "/".to_owned()));
+    let description = format!("{method} {path}, answered {}", args.expect_status);
+    args.apps
+        .iter()
+        .map(|(name, project)| {
+            // A row's name is a framework's in every report; each app row
+            // needs its own, for the life of the command.
+            let framework: &'static Framework = Box::leak(Box::new(Framework {
+                name: Box::leak(name.clone().into_boxed_str()),
+                serving: Serving::Js {
+                    factory: APP_REQUEST,
+                    mode: crate::framework_list::Mode::Node,
+                },
+                about: Box::leak(format!("your app: {}", project.display()).into_boxed_str()),
+            }));
+            let info = ScenarioInfo {
+                name: APP_REQUEST.to_owned(),
+                description: description.clone(),
+                request: scenario::ScenarioRequest {
+                    method: method.clone(),
+                    path: path.clone(),
+                    headers: args.request_headers.clone(),
+                    body: args.request_body.clone(),
+                },
+                expect: scenario::ScenarioExpectations {
+                    status: args.expect_status,
+                    body: None,
+                    content_type: None,
+                    headers: Vec::new(),
+                    headers_present: Vec::new(),
+                    headers_absent: Vec::new(),
+                },
+                apps: Vec::new(),
+                depth: None,
+                header_set: HeaderSet::default(),
+                concerns: Vec::new(),
+            };
+            let source = ScenarioRef {
+                name: APP_REQUEST.to_owned(),
+                url: deno_core::ModuleSpecifier::from_file_path(project)
+                    .unwrap_or_else(|()| deno_core::ModuleSpecifier::parse("file:///").expect("a valid URL")),
+                root: None,
+                depth: None,
+                headers: None,
+                without: Vec::new(),
+            };
+            AppRow {
+                framework,
+                path: project.clone(),
+                request: LoadedScenario {
+                    source,
+                    info: Ok(info),
+                    builtin: false,
+                },
+            }
+        })
+        .collect()
 }
 
 impl MatrixRow<'_> {
@@ -59,12 +139,29 @@ pub struct Matrix {
     pub scenarios: Vec<LoadedScenario>,
     /// The header set asked for (`--headers`); `None`: each scenario's own.
     pub headers: Option<HeaderSet>,
+    /// The app rows (`--app`), after the framework × scenario rows.
+    pub apps: Vec<AppRow>,
 }
 
 impl Matrix {
     /// Resolves `--frameworks`, `--only`, `--suite`, `--scenario` and
     /// `--headers` and loads each scenario's data.
     pub fn resolve(args: &MatrixArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Self> {
+        let apps = app_rows(args);
+        // `--app` alone runs the app rows alone: built-in rows join them
+        // when asked for.
+        let builtin_asked = args.frameworks.is_some()
+            || args.only.is_some()
+            || args.suite.is_some()
+            || !args.scenario.is_empty();
+        if !apps.is_empty() && !builtin_asked {
+            return Ok(Self {
+                frameworks: Vec::new(),
+                scenarios: Vec::new(),
+                headers: args.headers,
+                apps,
+            });
+        }
         let frameworks = frameworks::select(args.frameworks.as_deref())?;
         let refs = scenarios(args.only.as_deref(), args.suite, &args.scenario)?
             .into_iter()
@@ -74,6 +171,7 @@ impl Matrix {
             frameworks,
             scenarios: runtime.block_on(load(refs)),
             headers: args.headers,
+            apps,
         })
     }
 
@@ -91,15 +189,29 @@ impl Matrix {
 
     /// Its rows, scenario-major.
     pub fn rows(&self) -> Vec<MatrixRow<'_>> {
-        rows(&self.frameworks, &self.scenarios)
+        let mut rows = rows(&self.frameworks, &self.scenarios);
+        rows.extend(self.apps.iter().map(|app| MatrixRow {
+            framework: app.framework,
+            scenario: &app.request,
+            not_run: None,
+            app: Some(app.path.as_path()),
+        }));
+        rows
+    }
+
+    /// The names of every row's framework, app rows' included.
+    pub fn framework_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.frameworks.iter().map(|f| f.name).collect();
+        names.extend(self.apps.iter().map(|app| app.framework.name));
+        names
     }
 }
 
 impl serde::Serialize for Matrix {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let frameworks: Vec<&str> = self.frameworks.iter().map(|f| f.name).collect();
-        let scenarios: Vec<String> = self
+        let frameworks = self.framework_names();
+        let mut scenarios: Vec<String> = self
             .scenarios
             .iter()
             .map(|s| {
@@ -110,6 +222,9 @@ impl serde::Serialize for Matrix {
                 named_by_path.label()
             })
             .collect();
+        if !self.apps.is_empty() {
+            scenarios.push(APP_REQUEST.to_owned());
+        }
         let mut fields = serializer.serialize_struct("Matrix", 3)?;
         fields.serialize_field("frameworks", &frameworks)?;
         fields.serialize_field("scenarios", &scenarios)?;
@@ -193,6 +308,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                 _ => None,
             };
             rows.push(MatrixRow {
+                app: None,
                 framework,
                 scenario,
                 not_run,

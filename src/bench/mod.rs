@@ -65,7 +65,12 @@ pub fn check(args: &CheckArgs, out: &mut dyn std::io::Write) -> anyhow::Result<O
     let matrix = matrix::Matrix::resolve(&args.matrix, &runtime)?;
     let machine = remote::ServerMachine::connect(&args.remote)?.map(std::sync::Arc::new);
     let rows = matrix.rows();
-    let width = matrix.frameworks.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let width = matrix
+        .framework_names()
+        .iter()
+        .map(|name| name.len())
+        .max()
+        .unwrap_or(0);
     let scenario_width = matrix
         .scenarios
         .iter()

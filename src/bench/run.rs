@@ -306,7 +306,9 @@ fn measure_in_runtime(
     let warmup = plan.warmup.min(plan.in_runtime);
     for (spec, scenario, kind) in rows {
         let framework = &spec.framework;
-        if *kind != RowKind::Js || cancel.load(Ordering::Relaxed) {
+        // An app row (`--app`) has no scenario app to serve in-process:
+        // its cost is the row's own telemetry.
+        if *kind != RowKind::Js || spec.app.is_some() || cancel.load(Ordering::Relaxed) {
             continue;
         }
         if !report.row(framework, scenario).is_some_and(|r| r.is_ok()) {

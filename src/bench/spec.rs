@@ -36,6 +36,9 @@ pub struct ServerSpec {
     pub cpus: Vec<usize>,
     /// The machine it runs on over SSH (`--server-host`); `None`: this one.
     pub machine: Option<Arc<ServerMachine>>,
+    /// An app row's project (`--app`): served as `fwbench serve DIR`
+    /// instead of a framework's scenario app.
+    pub app: Option<std::path::PathBuf>,
 }
 
 impl ServerSpec {
@@ -59,12 +62,16 @@ impl ServerSpec {
             workers,
             cpus,
             machine,
+            app: row.app.map(std::path::Path::to_path_buf),
         }
     }
 
     /// The `serve` arguments naming what it serves: the framework, the
     /// scenario, and its depth and concerns left out when chosen.
     pub fn app_args(&self) -> Vec<String> {
+        if let Some(app) = &self.app {
+            return vec![app.display().to_string()];
+        }
         let mut args = vec![
             "--framework".to_owned(),
             self.framework.clone(),

@@ -65,6 +65,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
         frameworks: frameworks::select(args.frameworks.as_deref())?,
         scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
         headers: args.headers,
+        apps: Vec::new(),
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
     eprintln!(

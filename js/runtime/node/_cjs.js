@@ -15,7 +15,7 @@
 // (src/engine/project/): Node's algorithm with the `require` conditions.
 // ES modules import CommonJS through a facade the host generates, which
 // calls `importCommonJS`.
-import { projectServices } from '../host.js';
+import { projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from './_internal.js';
 
 const services = projectServices();

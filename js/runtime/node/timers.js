@@ -1,12 +1,13 @@
 // node:timers for fwbench. setTimeout/setInterval here return Node-style
 // Timeout objects (ref/unref/hasRef/refresh/close, usable as a number), which
 // Node code expects from node:timers; the platform globals keep returning
-// numbers. setImmediate runs its callback in a later macrotask, after
-// pending I/O callbacks, like Node's check phase: immediates queued while
-// a batch runs wait for the next batch.
+// numbers. setImmediate runs its callback in the event loop's check phase,
+// after pending I/O callbacks, as Node's does (deno_core's queue).
 //
 // ref()/unref() only record the flag: the host's event loop lives as long
 // as the server does, so "keeps the process alive" has no effect here.
+import { getAsyncContext, immediates, setAsyncContext } from 'fwbench:///runtime/host.js';
+
 const {
   setTimeout: platformSetTimeout,
   clearTimeout: platformClearTimeout,
@@ -65,52 +66,53 @@ class Timeout {
   }
 }
 
+const queue = immediates();
+const { kRefed } = queue;
+
+/**
+ * An immediate in deno_core's queue: the event loop runs the queue in its
+ * check phase, after I/O, as Node's does; immediates queued while it runs
+ * wait for the next turn. The callback runs in the async context it was
+ * scheduled in (AsyncLocalStorage), as each timer's does.
+ */
 class Immediate {
-  #ref = true;
   constructor(callback, args) {
-    this._onImmediate = callback;
-    this._args = args;
-    this._cleared = false;
+    this._idleNext = null;
+    this._idlePrev = null;
+    const context = getAsyncContext();
+    this._onImmediate = () => {
+      const previous = getAsyncContext();
+      setAsyncContext(context);
+      try {
+        callback(...args);
+      } finally {
+        setAsyncContext(previous);
+      }
+    };
+    this._argv = undefined;
+    this._destroyed = false;
+    this.asyncId = 0;
+    this.triggerAsyncId = 0;
+    this[kRefed] = false;
+    this.ref();
+    queue.queue(this);
   }
   ref() {
-    this.#ref = true;
+    if (!this[kRefed] && !this._destroyed) {
+      this[kRefed] = true;
+      queue.refCount(true);
+    }
     return this;
   }
   unref() {
-    this.#ref = false;
+    if (this[kRefed]) {
+      this[kRefed] = false;
+      queue.refCount(false);
+    }
     return this;
   }
   hasRef() {
-    return this.#ref;
-  }
-}
-
-let immediates = [];
-let immediatesScheduled = false;
-
-function runImmediates() {
-  immediatesScheduled = false;
-  const batch = immediates;
-  immediates = [];
-  for (let i = 0; i < batch.length; i++) {
-    const immediate = batch[i];
-    if (immediate._cleared) continue;
-    immediate._cleared = true;
-    try {
-      immediate._onImmediate(...immediate._args);
-    } catch (err) {
-      // Keep the rest of the batch, then let the error reach the host.
-      immediates = batch.slice(i + 1).concat(immediates);
-      scheduleImmediates();
-      throw err;
-    }
-  }
-}
-
-function scheduleImmediates() {
-  if (!immediatesScheduled) {
-    immediatesScheduled = true;
-    platformSetTimeout(runImmediates, 0);
+    return Boolean(this[kRefed]);
   }
 }
 
@@ -144,14 +146,11 @@ function clearInterval(timer) {
 
 function setImmediate(callback, ...args) {
   checkCallback(callback);
-  const immediate = new Immediate(callback, args);
-  immediates.push(immediate);
-  scheduleImmediates();
-  return immediate;
+  return new Immediate(callback, args);
 }
 
 function clearImmediate(immediate) {
-  if (immediate instanceof Immediate) immediate._cleared = true;
+  if (immediate instanceof Immediate) queue.clear(immediate);
 }
 
 const timers = { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate };

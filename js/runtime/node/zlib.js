@@ -7,7 +7,7 @@
 // and brotli parameters other than quality are not applied.
 import { Buffer } from './buffer.js';
 import { Transform } from './stream.js';
-import { projectServices } from '../host.js';
+import { projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from './_internal.js';
 
 const services = projectServices();

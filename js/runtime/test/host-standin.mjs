@@ -60,3 +60,74 @@ export function getAsyncContext() {
 export function setAsyncContext(value) {
   context.enterWith(value);
 }
+
+/**
+ * The project services (src/engine/project/ops.rs) over Node's own: the
+ * CommonJS loader's resolution and sources, the read-only file system,
+ * process.env and zlib codecs. Under Node the shims' tests need only what
+ * they call; the loader's own behaviour is tested against Node in
+ * tests/projects/ (Rust), where the real ops run.
+ */
+import { readFileSync, statSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import * as nodeZlib from 'node:zlib';
+
+const codecs = new Map();
+let nextCodec = 1;
+const makers = {
+  gzip: (level) => nodeZlib.createGzip({ level }), gunzip: () => nodeZlib.createGunzip(),
+  deflate: (level) => nodeZlib.createDeflate({ level }), inflate: () => nodeZlib.createInflate(),
+  deflateRaw: (level) => nodeZlib.createDeflateRaw({ level }), inflateRaw: () => nodeZlib.createInflateRaw(),
+  unzip: () => nodeZlib.createUnzip(),
+  brotliCompress: () => nodeZlib.createBrotliCompress(), brotliDecompress: () => nodeZlib.createBrotliDecompress(),
+};
+const services = {
+  env: () => ({}),
+  root: () => process.cwd(),
+  readFile: (path) => new Uint8Array(readFileSync(path)),
+  stat: (path, follow) => {
+    const s = follow ? statSync(path) : lstatSync(path);
+    const kind = s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
+    return { kind, size: s.size, mode: s.mode, mtimeMs: s.mtimeMs, atimeMs: s.atimeMs, ctimeMs: s.ctimeMs,
+      ino: s.ino, dev: s.dev, nlink: s.nlink, uid: s.uid, gid: s.gid };
+  },
+  readdir: (path) => readdirSync(path, { withFileTypes: true })
+    .map((d) => [d.name, d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other']),
+  realpath: (path) => realpathSync(path),
+  writeFd: (fd, bytes) => process[fd === 1 ? 'stdout' : 'stderr'].write(bytes) && bytes.length,
+  // Whole-buffer codecs: enough for the shims' tests (zlib's sync forms).
+  zlibOpen: (kind, level) => {
+    const id = nextCodec++;
+    codecs.set(id, { kind, level, input: [] });
+    return id;
+  },
+  zlibPush: (id, input, flush) => {
+    const codec = codecs.get(id);
+    codec.input.push(Buffer.from(input));
+    if (flush !== 2) return new Uint8Array(0);
+    const whole = Buffer.concat(codec.input);
+    const sync = { gzip: 'gzipSync', gunzip: 'gunzipSync', deflate: 'deflateSync', inflate: 'inflateSync',
+      deflateRaw: 'deflateRawSync', inflateRaw: 'inflateRawSync', unzip: 'unzipSync',
+      brotliCompress: 'brotliCompressSync', brotliDecompress: 'brotliDecompressSync' }[codec.kind];
+    void makers;
+    return new Uint8Array(nodeZlib[sync](whole));
+  },
+  zlibClose: (id) => codecs.delete(id),
+  resolve: () => {
+    throw new Error('the CommonJS loader is tested in tests/projects/, not under Node');
+  },
+};
+export function projectServices() {
+  return services;
+}
+
+/** node:timers' immediates, over Node's own setImmediate. */
+export function immediates() {
+  const kRefed = Symbol('refed');
+  const handles = new WeakMap();
+  return {
+    kRefed,
+    queue: (immediate) => handles.set(immediate, setImmediate(() => immediate._onImmediate())),
+    clear: (immediate) => clearImmediate(handles.get(immediate)),
+    refCount: () => {},
+  };
+}

@@ -2,7 +2,7 @@
 // through the host's ops, with Node's error codes. See ../fs.js.
 import { Buffer } from '../buffer.js';
 import { Readable } from '../stream.js';
-import { projectServices } from '../../host.js';
+import { projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from '../_internal.js';
 
 const services = projectServices();
