@@ -39,6 +39,8 @@ use super::embedded;
 pub trait FileModules {
     /// The project directory (canonical).
     fn root(&self) -> &Path;
+    /// Whether app code may load the file at `path` (why not, if not).
+    fn may_load(&self, path: &Path) -> Result<(), String>;
     /// Resolves `specifier`, imported by the project file `from` (whose URL
     /// is `referrer`).
     fn resolve(
@@ -114,6 +116,11 @@ impl HostModuleLoader {
             .to_file_path()
             .map_err(|()| Self::refuse(specifier, referrer, "not a local file path"))?;
         let path = normalize(&path);
+        if let Some(project) = &self.project {
+            return project
+                .may_load(&path)
+                .map_err(|why| Self::refuse(specifier, referrer, &why));
+        }
         if !path.starts_with(root) {
             return Err(Self::refuse(
                 specifier,

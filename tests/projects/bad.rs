@@ -184,3 +184,41 @@ fn a_native_addon_is_refused_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn an_absent_builtin_names_the_module_that_imported_it() {
+    let project = Scratch::new(
+        "absent",
+        &[
+            (
+                r"package.json",
+                r#"{"name":"bad","type":"module","main":"index.js"}"#,
+            ),
+            (
+                "index.js",
+                "import readline from 'node:readline';\nexport default readline;\n",
+            ),
+        ],
+    );
+    let err = load_fails(project.path());
+    assert!(err.contains("node:readline is not available in fwbench"), "{err}");
+    assert!(err.contains("index.js"), "names the importer: {err}");
+}
+
+#[test]
+fn requiring_an_es_module_with_top_level_await_is_nodes_error() {
+    let project = Scratch::new(
+        "tla",
+        &[
+            PACKAGE,
+            ("index.js", "require('./late.mjs');\n"),
+            ("late.mjs", "await null;\nexport const x = 1;\n"),
+        ],
+    );
+    let err = load_fails(project.path());
+    assert!(
+        err.contains("ERR_REQUIRE_ASYNC_MODULE") || err.contains("top-level await"),
+        "{err}"
+    );
+    assert!(err.contains("late.mjs"), "{err}");
+}

@@ -8,6 +8,7 @@
 
 mod bad;
 mod node;
+mod rows;
 mod served;
 
 use std::path::PathBuf;

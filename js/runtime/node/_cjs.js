@@ -178,7 +178,18 @@ function run(module, format) {
       break;
     }
     case 'module': {
-      const namespace = services.importSync(fileURL(filename));
+      let namespace;
+      try {
+        namespace = services.importSync(fileURL(filename));
+      } catch (error) {
+        if (/Top-level await/.test(error?.message)) {
+          throw nodeError(
+            'ERR_REQUIRE_ASYNC_MODULE',
+            `require() cannot be used on an ES module with top-level await: ${filename}; use import() (as in Node)`,
+          );
+        }
+        throw error;
+      }
       module.exports = 'module.exports' in namespace ? namespace['module.exports'] : namespace;
       break;
     }

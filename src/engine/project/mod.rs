@@ -1,8 +1,10 @@
 //! An app's project: the npm project (or plain directory) an app is served
 //! from, as Node would run it.
 //!
-//! - what app code may read: the project directory, its node_modules and the
-//!   packages linked into them (`npm link`), and nothing else
+//! - what app code may read: the project directory, the node_modules
+//!   Node's resolution searches from it (its own and its ancestors', as a
+//!   workspace hoists them) and the packages linked into them (`npm link`),
+//!   and nothing else
 //!   ([`Project::readable`]);
 //! - how a specifier resolves: Node's algorithm, by oxc_resolver
 //!   (resolve.rs);
@@ -46,8 +48,9 @@ pub struct Project {
     /// The project directory (canonical): the nearest directory holding a
     /// package.json, or the app file's own.
     root: PathBuf,
-    /// Directories app code may read: `root` and the real directories of
-    /// packages linked into its node_modules.
+    /// Directories app code may read: `root`, the node_modules directories
+    /// of it and its ancestors, and the real directories of packages linked
+    /// into them.
     readable: Vec<PathBuf>,
     resolver: resolve::Resolvers,
     env: Mutex<BTreeMap<String, String>>,
@@ -77,7 +80,18 @@ impl Project {
         let root = std::fs::canonicalize(root)
             .with_context(|| format!("cannot read the project directory {}", root.display()))?;
         let mut readable = vec![root.clone()];
-        readable.extend(linked_packages(&root.join("node_modules")));
+        // Every node_modules Node's resolution searches: the project's and
+        // its ancestors' (a workspace's hoisted packages), each where it
+        // really is (a linked node_modules), with the packages linked in.
+        for dir in root.ancestors() {
+            let Ok(modules) = std::fs::canonicalize(dir.join("node_modules")) else {
+                continue;
+            };
+            if modules.is_dir() {
+                readable.extend(linked_packages(&modules));
+                readable.push(modules);
+            }
+        }
         Ok(Self {
             resolver: resolve::Resolvers::new(),
             root,

@@ -17,6 +17,10 @@ impl FileModules for Project {
         Project::root(self)
     }
 
+    fn may_load(&self, path: &Path) -> Result<(), String> {
+        self.readable(path, "import").map(drop)
+    }
+
     fn resolve(
         &self,
         specifier: &str,
@@ -25,7 +29,15 @@ impl FileModules for Project {
     ) -> Result<ModuleSpecifier, ModuleLoaderError> {
         let from_display = from.display();
         match Project::resolve(self, specifier, from, ResolveKind::Import) {
-            Ok(Resolved::Builtin(name)) => Ok(builtin_url(&name)),
+            Ok(Resolved::Builtin(name)) => {
+                if crate::engine::embedded::get(&format!("runtime/node/{name}.js")).is_none() {
+                    return Err(JsErrorBox::type_error(format!(
+                        "node:{name} is not available in fwbench (imported by {from_display}): \
+                         docs/node-compat.md lists the Node built-ins fwbench has"
+                    )));
+                }
+                Ok(builtin_url(&name))
+            }
             Ok(Resolved::File { path, .. }) => {
                 self.readable(&path, "import").map_err(|why| {
                     JsErrorBox::type_error(format!("Cannot import '{specifier}' from '{referrer}': {why}"))
