@@ -16,6 +16,7 @@ use deno_core::ModuleSpecifier;
 
 use crate::adapter::{self, AppSpec, ServeConfig};
 use crate::cli::ServeArgs;
+use crate::engine::project::code_cache::CodeCache;
 use crate::engine::project::{self, Project};
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
@@ -178,9 +179,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
     }
     // Which packages the app used, and whose: the project's own or
     // fwbench's bundled copies.
-    let display = match project.map(|p| p.packages_note()) {
-        Some(note) if !note.is_empty() => format!("{display} [packages: {note}]"),
-        _ => display,
+    let display = match &project {
+        Some(project) => {
+            let mut notes = Vec::new();
+            let packages = project.packages_note();
+            if !packages.is_empty() {
+                notes.push(format!("packages: {packages}"));
+            }
+            notes.extend(project.code_cache().note());
+            if notes.is_empty() {
+                display
+            } else {
+                format!("{display} [{}]", notes.join("; "))
+            }
+        }
+        None => display,
     };
     let loaded =
         loaded.map(|(runtime, app)| (process_start::elapsed_at(runtime), process_start::elapsed_at(app)));
@@ -278,7 +291,8 @@ fn target(args: &ServeArgs) -> anyhow::Result<Target> {
                 Project::new(&path, env)?
             } else {
                 Project::new(&Project::root_of(&path), env)?
-            };
+            }
+            .with_code_cache(CodeCache::for_engine(engine::engine_name()));
             let entry = if path.is_dir() { project.entry()? } else { path };
             let main = ModuleSpecifier::from_file_path(&entry)
                 .map_err(|()| anyhow::anyhow!("cannot make a module URL from {}", entry.display()))?;

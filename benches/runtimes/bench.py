@@ -217,6 +217,7 @@ class Settings:
     client_cpu: str
     port: int
     scratch: Path = field(default_factory=Path)
+    scratch_bundled: Path = field(default_factory=Path)
     cache: Path = field(default_factory=Path)
 
 
@@ -324,6 +325,17 @@ def make_scratch(apps):
     return scratch
 
 
+def make_bundled_scratch(apps):
+    """The app files again, where no node_modules is above them: fwbench
+    serves them with the frameworks it bundles."""
+    bundled = Path(tempfile.mkdtemp(prefix="fwbench-runtimes-bundled-"))
+    for app in apps:
+        if not app.project:
+            (bundled / app.name).mkdir(parents=True)
+            shutil.copy(app.source(), bundled / app.name / "app.js")
+    return bundled
+
+
 def fwbench_binaries():
     """(label, path) per fwbench build, from FWBENCH_BINS or FWBENCH. A path
     with a slash is made absolute: the servers run in the scratch directory."""
@@ -408,6 +420,12 @@ class Server:
         self.port = port
         self.log_path = settings.scratch / "logs" / f"{tag}.log"
         app_file = settings.scratch / "apps" / app.name / "app.js" if app else None
+        if app_file and runtime.family == "fwbench":
+            # fwbench serves a file in its project, as Node would, so from the
+            # scratch directory it would load the vendored packages from
+            # node_modules; its rows serve the frameworks it bundles (and their
+            # startup snapshots), from a copy with no node_modules above it.
+            app_file = settings.scratch_bundled / app.name / "app.js"
         argv = ["taskset", "-c", settings.server_cpu] + runtime.command(app, path, app_file, port)
         env = deno_env(settings.cache) if runtime.family == "deno" else None
         cwd = settings.scratch
@@ -1045,6 +1063,7 @@ def main():
     runtimes = fwbenches + [Runtime("node", "node", str(node)), Runtime("deno", "deno", str(deno))]
     hyper = Runtime("hyper", "hyper", fwbenches[0].binary)
     settings.scratch = make_scratch(apps)
+    settings.scratch_bundled = make_bundled_scratch(apps)
     ports = Ports(args.port)
     print(f"scratch (app copies, logs, raw.csv): {settings.scratch}", file=sys.stderr)
 

@@ -57,6 +57,9 @@ pub trait FileModules {
         path: &Path,
         is_main: bool,
     ) -> Result<ModuleSource, ModuleLoaderError>;
+    /// V8 made `data`, the code cache of the module at `url` whose source
+    /// hashes to `hash`: kept for the next start.
+    fn code_cache_ready(&self, url: &ModuleSpecifier, hash: u64, data: &[u8]);
 }
 
 /// The scheme of embedded modules: `fwbench:///runtime/node/http.js`.
@@ -268,6 +271,18 @@ impl ModuleLoader for HostModuleLoader {
         options: ModuleLoadOptions,
     ) -> ModuleLoadResponse {
         ModuleLoadResponse::Sync(self.load_sync(url, &options.requested_module_type, referrer.is_none()))
+    }
+
+    fn code_cache_ready(
+        &self,
+        module_specifier: ModuleSpecifier,
+        hash: u64,
+        code_cache: &[u8],
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+        if let Some(project) = &self.project {
+            project.code_cache_ready(&module_specifier, hash, code_cache);
+        }
+        Box::pin(async {})
     }
 }
 

@@ -229,6 +229,11 @@ impl Engine {
             startup_snapshot: startup.as_ref().map(|startup| startup.snapshot),
             extension_code_cache: startup.as_ref().map(snapshot::Startup::extension_code_cache),
             create_params: Some(create_params),
+            eval_context_code_cache_cbs: options
+                .project
+                .as_ref()
+                .filter(|project| project.code_cache().is_on())
+                .map(|project| project::compile_function_cache(project.clone())),
             ..Default::default()
         })
         .context("failed to create the JS runtime")?;

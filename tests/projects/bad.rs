@@ -2,36 +2,11 @@
 //! file (and, for a dependency, who required it), exit status 2, and
 //! nothing left running. Each is made in a temporary directory.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use super::Scratch;
 use crate::support::fwbench_within;
-
-/// A project in a fresh temporary directory: `(path, contents)` pairs.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str, files: &[(&str, &str)]) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("fwbench-bad-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        for (path, text) in files {
-            let path = dir.join(path);
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("make the directory");
-            std::fs::write(path, text).expect("write the file");
-        }
-        Scratch(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Serves `project`, which must fail to load with exit status 2 well
 /// within the load timeout; returns its stderr.

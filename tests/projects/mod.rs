@@ -11,7 +11,7 @@ mod node;
 mod rows;
 mod served;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::support::fixture;
 
@@ -27,4 +27,30 @@ pub fn project(name: &str) -> PathBuf {
         );
     }
     dir
+}
+
+/// A project in a fresh temporary directory: `(path, contents)` pairs.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str, files: &[(&str, &str)]) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("fwbench-bad-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("make the directory");
+            std::fs::write(path, text).expect("write the file");
+        }
+        Scratch(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -253,15 +253,82 @@ fn the_banner_says_whose_packages_were_used() {
     assert!(
         server
             .banner
-            .contains("[packages: @hono/node-server 1.19.5, hono 4.9.9]"),
+            .contains("[packages: @hono/node-server 1.19.5, hono 4.9.9"),
         "the project's own versions: {}",
         server.banner
     );
     // An app file with no node_modules of its own gets fwbench's copy.
     let bundled = Server::start(&crate::support::fixture("frameworks/hono/app.js"), &[]);
     assert!(
-        bundled.banner.contains("[packages: hono (bundled)]"),
+        bundled.banner.contains("[packages: hono (bundled)"),
         "{}",
         bundled.banner
     );
+}
+
+#[test]
+fn process_env_holds_port_node_env_and_what_the_user_adds() {
+    let project = super::Scratch::new(
+        "env",
+        &[
+            ("package.json", r#"{"name":"env","main":"index.js"}"#),
+            (
+                "index.js",
+                "require('http').createServer((req, res) => res.end(JSON.stringify(process.env))).listen(process.env.PORT);\n",
+            ),
+            (".env", "# settings\nFROM_FILE=file\nBOTH=file\n"),
+        ],
+    );
+    let env_file = project.path().join(".env");
+    let server = Server::start(
+        project.path(),
+        &[
+            "--env",
+            "BOTH=flag",
+            "--env",
+            "NODE_ENV=staging",
+            "--env-file",
+            env_file.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    let env: serde_json::Value = serde_json::from_str(&server.get("/").text()).expect("JSON");
+    let port = server.addr.rsplit(':').next().expect("a port");
+    assert_eq!(
+        env,
+        serde_json::json!({"BOTH": "flag", "FROM_FILE": "file", "NODE_ENV": "staging", "PORT": port}),
+        "--env wins over --env-file, and nothing of fwbench's own environment shows"
+    );
+}
+
+#[test]
+fn a_second_start_compiles_from_the_code_cache() {
+    let cache = std::env::temp_dir().join(format!("fwbench-code-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let cache_home = cache.to_str().expect("a UTF-8 path");
+    let start = || Server::start_with_env(&project("express-cjs"), &[], &[("XDG_CACHE_HOME", cache_home)]);
+    let counts = |banner: &str| -> (usize, usize) {
+        let note = banner
+            .split("code cache ")
+            .nth(1)
+            .expect("the banner counts the code cache");
+        let (hits, total) = note.split([']', ';']).next().unwrap().split_once('/').unwrap();
+        (hits.parse().unwrap(), total.parse().unwrap())
+    };
+    let first = start();
+    let (hits, total) = counts(&first.banner);
+    assert_eq!(hits, 0, "a cold cache: {}", first.banner);
+    assert!(total > 50, "express's modules are compiled: {}", first.banner);
+    assert_eq!(first.get("/api/items").status, 200);
+    drop(first);
+    let second = start();
+    let (hits, again) = counts(&second.banner);
+    assert_eq!(
+        (hits, again),
+        (total, total),
+        "every module from the cache: {}",
+        second.banner
+    );
+    assert_eq!(second.get("/api/items").status, 200);
+    drop(second);
+    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -19,9 +19,12 @@
 //! caches and the stripped sources are shared by the workers.
 
 mod cjs_exports;
+pub mod code_cache;
 mod format;
 mod modules;
 pub(crate) mod ops;
+
+pub(crate) use modules::compile_function_cache;
 mod resolve;
 mod typescript;
 
@@ -58,6 +61,8 @@ pub struct Project {
     derived: Mutex<HashMap<(PathBuf, u64), Arc<str>>>,
     /// Packages resolved so far, by name.
     packages: Mutex<BTreeMap<String, PackageOrigin>>,
+    /// V8 code caches of its modules, on disk (off unless set).
+    code_cache: code_cache::CodeCache,
 }
 
 impl std::fmt::Debug for Project {
@@ -79,19 +84,22 @@ impl Project {
     pub fn new(root: &Path, env: BTreeMap<String, String>) -> anyhow::Result<Self> {
         let root = std::fs::canonicalize(root)
             .with_context(|| format!("cannot read the project directory {}", root.display()))?;
+        // Every node_modules Node's resolution searches from the project
+        // (its own and its ancestors': a workspace's hoisted packages), each
+        // where it really is (a linked node_modules); the packages linked
+        // into them (`npm link`), and the node_modules their own
+        // dependencies resolve from.
         let mut readable = vec![root.clone()];
-        // Every node_modules Node's resolution searches: the project's and
-        // its ancestors' (a workspace's hoisted packages), each where it
-        // really is (a linked node_modules), with the packages linked in.
-        for dir in root.ancestors() {
-            let Ok(modules) = std::fs::canonicalize(dir.join("node_modules")) else {
-                continue;
-            };
-            if modules.is_dir() {
-                readable.extend(linked_packages(&modules));
-                readable.push(modules);
+        let searched = node_modules_above(&root);
+        for modules in &searched {
+            for package in linked_packages(modules) {
+                readable.extend(node_modules_above(&package));
+                readable.push(package);
             }
         }
+        readable.extend(searched);
+        readable.sort();
+        readable.dedup();
         Ok(Self {
             resolver: resolve::Resolvers::new(),
             root,
@@ -99,7 +107,21 @@ impl Project {
             env: Mutex::new(env),
             derived: Mutex::default(),
             packages: Mutex::default(),
+            code_cache: code_cache::CodeCache::default(),
         })
+    }
+
+    /// The same project, its modules' V8 code caches kept in `cache`.
+    pub fn with_code_cache(self, cache: code_cache::CodeCache) -> Self {
+        Self {
+            code_cache: cache,
+            ..self
+        }
+    }
+
+    /// Its code cache.
+    pub fn code_cache(&self) -> &code_cache::CodeCache {
+        &self.code_cache
     }
 
     /// The project a file belongs to: the nearest directory above it that
@@ -124,13 +146,12 @@ impl Project {
     }
 
     /// Sets one variable of `process.env` (PORT, once the port is bound;
-    /// before any runtime reads it).
+    /// before any runtime reads it), over any value it had.
     pub fn set_env(&self, key: &str, value: String) {
         self.env
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .entry(key.to_owned())
-            .or_insert(value);
+            .insert(key.to_owned(), value);
     }
 
     /// The packages used, for the banner: `express 5.1.0, hono (bundled)`.
@@ -321,6 +342,14 @@ impl Project {
             .insert(key, done.clone());
         Ok(done)
     }
+}
+
+/// The node_modules directories (real paths) in `dir` and its ancestors.
+fn node_modules_above(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .filter_map(|dir| std::fs::canonicalize(dir.join("node_modules")).ok())
+        .filter(|modules| modules.is_dir())
+        .collect()
 }
 
 /// The real directories of packages that are symlinks in `node_modules`

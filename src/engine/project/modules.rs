@@ -2,13 +2,19 @@
 //! resolution for `import`, TypeScript stripped, JSON, and CommonJS files
 //! reached through a facade that runs them in the CommonJS loader
 //! (js/runtime/node/_cjs.js), so `require` and `import` share one instance.
+//! ES modules come with their V8 code cache when one was kept
+//! (code_cache.rs); [`compile_function_cache`] does the same for the
+//! CommonJS wrappers.
 
 use std::path::Path;
 
 use deno_core::error::ModuleLoaderError;
-use deno_core::{ModuleSource, ModuleSourceCode, ModuleSpecifier, ModuleType};
+use std::borrow::Cow;
+
+use deno_core::{ModuleSource, ModuleSourceCode, ModuleSpecifier, ModuleType, SourceCodeCacheInfo};
 use deno_error::JsErrorBox;
 
+use super::code_cache::hash_of;
 use super::{package_name, Format, PackageOrigin, Project, ResolveKind, Resolved};
 use crate::engine::loader::{builtin_url, bundled, FileModules, EMBEDDED_PREFIX};
 
@@ -19,6 +25,10 @@ impl FileModules for Project {
 
     fn may_load(&self, path: &Path) -> Result<(), String> {
         self.readable(path, "import").map(drop)
+    }
+
+    fn code_cache_ready(&self, url: &ModuleSpecifier, hash: u64, data: &[u8]) {
+        self.code_cache().put(url.as_str(), hash, data);
     }
 
     fn resolve(
@@ -74,10 +84,20 @@ impl FileModules for Project {
             .readable(path, "import")
             .map_err(|why| JsErrorBox::type_error(format!("Cannot load '{}': {why}", path.display())))?;
         let (module_type, code) = match self.format(&real) {
-            Format::Module => (
-                ModuleType::JavaScript,
-                self.source(&real).map_err(JsErrorBox::generic)?.to_string(),
-            ),
+            Format::Module => {
+                let code = self.source(&real).map_err(JsErrorBox::generic)?.to_string();
+                let hash = hash_of(&code);
+                let cache = self.code_cache().is_on().then(|| SourceCodeCacheInfo {
+                    hash,
+                    data: self.code_cache().get(url.as_str(), hash).map(Cow::Owned),
+                });
+                return Ok(ModuleSource::new(
+                    ModuleType::JavaScript,
+                    ModuleSourceCode::String(code.into()),
+                    url,
+                    cache,
+                ));
+            }
             Format::Json => (
                 ModuleType::Json,
                 self.source(&real).map_err(JsErrorBox::generic)?.to_string(),
@@ -130,6 +150,29 @@ fn commonjs_facade(path: &Path, names: &[String], is_main: bool) -> String {
         ));
     }
     code
+}
+
+/// deno_core's callbacks for code compiled through `compileFunction` (the
+/// CommonJS wrappers): the cache kept for the same URL and source, and
+/// where to keep a new one.
+#[allow(clippy::type_complexity)]
+pub fn compile_function_cache(
+    project: std::sync::Arc<Project>,
+) -> (
+    Box<dyn Fn(&deno_core::url::Url, &[u16]) -> Result<SourceCodeCacheInfo, JsErrorBox>>,
+    Box<dyn Fn(deno_core::url::Url, u64, &[u8])>,
+) {
+    let reader = project.clone();
+    (
+        Box::new(move |url, source| {
+            let hash = hash_of(source);
+            Ok(SourceCodeCacheInfo {
+                hash,
+                data: reader.code_cache().get(url.as_str(), hash).map(Cow::Owned),
+            })
+        }),
+        Box::new(move |url, hash, data| project.code_cache().put(url.as_str(), hash, data)),
+    )
 }
 
 #[cfg(test)]

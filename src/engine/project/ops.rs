@@ -100,7 +100,10 @@ pub fn op_fwbench_project_format(
     state: &mut OpState,
     #[string] path: &str,
 ) -> Result<&'static str, JsErrorBox> {
-    Ok(project(state)?.format(Path::new(path)).name())
+    let project = project(state)?;
+    // Deciding may read the file: only one app code may read.
+    let path = project.readable(Path::new(path), "open").map_err(fs_error)?;
+    Ok(project.format(&path).name())
 }
 
 /// The JavaScript of a module file (TypeScript stripped), if it is readable.
@@ -124,7 +127,9 @@ pub fn op_fwbench_project_syntax_error(
     state: &mut OpState,
     #[string] path: &str,
 ) -> Result<String, JsErrorBox> {
-    Ok(project(state)?.syntax_error(Path::new(path)).unwrap_or_default())
+    let project = project(state)?;
+    let path = project.readable(Path::new(path), "open").map_err(fs_error)?;
+    Ok(project.syntax_error(&path).unwrap_or_default())
 }
 
 /// `process.env`: empty without a project.
