@@ -37,8 +37,10 @@ pub struct Cli {
 /// fwbench's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve a JavaScript app (default export `{ fetch(request) }`, a hono or
-    /// elysia app, an express app or a fastify instance) over HTTP/1.1.
+    /// Serve a JavaScript app over HTTP/1.1: an npm project as Node runs it
+    /// (CommonJS or ES modules, TypeScript, its node_modules, its listen()),
+    /// or a module whose default export is `{ fetch(request) }`, a hono or
+    /// elysia app, an express app or a fastify instance.
     #[command(after_help = EXIT_STATUS)]
     Serve(ServeArgs),
     /// Send HTTP/1.1 load to a server on loopback (or at an address named

@@ -286,6 +286,36 @@ impl ModuleLoader for HostModuleLoader {
     }
 }
 
+/// The wrapper module through which `require()` of an ES module (and of a
+/// built-in) loads it synchronously, for `fwbench:///require-esm/KIND/HEX`
+/// (HEX: the target URL's bytes). deno_core's `op_import_sync` re-wraps a
+/// namespace with a default export and no `__esModule` (Node's interop) in a
+/// way the QuickJS backend cannot run; these wrappers never need it:
+/// - `ns`: `{ namespace }`, the target's namespace, no default export;
+/// - `interop`: the target's exports, its default and `__esModule: true`,
+///   what Node's `require(esm)` returns for a module with a default export.
+fn require_esm_wrapper(rest: &str) -> Option<String> {
+    let (kind, hex) = rest.split_once('/')?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    let target = String::from_utf8(bytes?).ok()?;
+    let target = serde_json::to_string(&target).ok()?;
+    match kind {
+        "ns" => Some(format!(
+            "import * as namespace from {target};\nexport {{ namespace }};\n"
+        )),
+        "interop" => Some(format!(
+            "export * from {target};\nexport {{ default }} from {target};\nexport const __esModule = true;\n"
+        )),
+        _ => None,
+    }
+}
+
 /// The file path of a `file:` referrer.
 fn file_referrer(referrer: &str) -> Option<PathBuf> {
     let url = ModuleSpecifier::parse(referrer).ok()?;
@@ -307,6 +337,11 @@ impl HostModuleLoader {
             _ => ModuleType::JavaScript,
         };
         let code = match url.scheme() {
+            "fwbench" if url.path().starts_with("/require-esm/") => {
+                let source = require_esm_wrapper(url.path().trim_start_matches("/require-esm/"))
+                    .ok_or_else(|| JsErrorBox::type_error(format!("no embedded module '{url}'")))?;
+                ModuleSourceCode::String(source.into())
+            }
             "fwbench" => {
                 let path = url.path().trim_start_matches('/');
                 let source = embedded::get(path).ok_or_else(|| {
@@ -434,6 +469,20 @@ mod tests {
             .to_string();
         assert!(hidden.contains("s200/src/app"), "{hidden}");
         assert!(hidden.contains("s200/request-id"), "names the exports: {hidden}");
+    }
+
+    #[test]
+    fn require_esm_wrappers_name_their_target() {
+        let hex: String = "file:///p/a.mjs".bytes().map(|b| format!("{b:02x}")).collect();
+        let ns = require_esm_wrapper(&format!("ns/{hex}")).unwrap();
+        assert_eq!(
+            ns,
+            "import * as namespace from \"file:///p/a.mjs\";\nexport { namespace };\n"
+        );
+        let interop = require_esm_wrapper(&format!("interop/{hex}")).unwrap();
+        assert!(interop.contains("export const __esModule = true;"), "{interop}");
+        assert_eq!(require_esm_wrapper("ns/zz"), None);
+        assert_eq!(require_esm_wrapper(&format!("other/{hex}")), None);
     }
 
     #[test]

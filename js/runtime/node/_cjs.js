@@ -113,11 +113,26 @@ function resolve(parent, request) {
   return { kind: answer.slice(0, colon), target: answer.slice(colon + 1) };
 }
 
+/**
+ * The namespace of the ES module at `url`, loaded and evaluated now,
+ * through a wrapper module the host generates (src/engine/loader.rs,
+ * `require_esm_wrapper`): with `interop`, as Node's `require(esm)` returns
+ * it (a module with a default export gets `__esModule: true`).
+ */
+function importNow(url, interop = false) {
+  const hex = Array.from(new TextEncoder().encode(url), (b) => b.toString(16).padStart(2, '0')).join('');
+  const { namespace } = services.importSync(`fwbench:///require-esm/ns/${hex}`);
+  if (interop && 'default' in namespace && !('__esModule' in namespace)) {
+    return services.importSync(`fwbench:///require-esm/interop/${hex}`);
+  }
+  return namespace;
+}
+
 function requireFrom(parent, request) {
   const { kind, target } = resolve(parent, request);
   if (kind === 'builtin') return loadBuiltin(target, parent);
   if (kind === 'bundled') {
-    const namespace = services.importSync(target);
+    const namespace = importNow(target);
     return namespace.default ?? namespace;
   }
   return loadFile(target, parent);
@@ -128,7 +143,7 @@ function loadBuiltin(name, parent) {
   if (exports === undefined) {
     let namespace;
     try {
-      namespace = services.importSync(`fwbench:///runtime/node/${name}.js`);
+      namespace = importNow(`fwbench:///runtime/node/${name}.js`);
     } catch (error) {
       const who = parent?.filename ? ` (required by ${parent.filename})` : '';
       throw nodeError(
@@ -180,7 +195,7 @@ function run(module, format) {
     case 'module': {
       let namespace;
       try {
-        namespace = services.importSync(fileURL(filename));
+        namespace = importNow(fileURL(filename), true);
       } catch (error) {
         if (/Top-level await/.test(error?.message)) {
           throw nodeError(
