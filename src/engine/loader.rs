@@ -86,20 +86,23 @@ impl HostModuleLoader {
         JsErrorBox::type_error(format!("Cannot import '{specifier}' from '{referrer}': {why}"))
     }
 
-    /// Maps a bare specifier (`hono`, `node:http`, `s200/light`) to the
-    /// embedded module that provides it.
-    fn resolve_bare(specifier: &str) -> Option<String> {
-        if let Some(path) = embedded::vendor_specifier(specifier) {
-            return Some(path);
+    /// Maps a bare specifier (`hono`, `s200/light`, `node:http`) to the
+    /// embedded module that provides it: a bundled package, else a Node
+    /// built-in's shim. An s200 subpath its exports do not list is refused
+    /// with their list.
+    fn resolve_bare(specifier: &str) -> Result<Option<ModuleSpecifier>, String> {
+        match bundled(specifier) {
+            Ok(url) => return Ok(Some(url)),
+            Err(why) if specifier == S200 || specifier.starts_with("s200/") => return Err(why),
+            Err(_) => {}
         }
         let node = specifier.strip_prefix("node:").unwrap_or(specifier);
-        let path = format!("runtime/node/{node}.js");
         // `node:` names always map (so a missing shim gets a clear error);
         // a bare name maps only if we ship a shim for it.
-        if specifier.starts_with("node:") || embedded::get(&path).is_some() {
-            return Some(path);
+        if specifier.starts_with("node:") || embedded::get(&format!("runtime/node/{node}.js")).is_some() {
+            return Ok(Some(builtin_url(node)));
         }
-        None
+        Ok(None)
     }
 
     fn check_file(
@@ -237,18 +240,16 @@ impl ModuleLoader for HostModuleLoader {
                 .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid referrer: {e}")))?;
             base.join(specifier)
                 .map_err(|e| Self::refuse(specifier, referrer, &format!("invalid specifier: {e}")))?
-        } else if specifier == S200 || specifier.starts_with("s200/") {
-            let path = s200_export(specifier).map_err(|why| Self::refuse(specifier, referrer, &why))?;
-            ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}{path}")).expect("embedded URLs are valid")
         } else {
-            let path = Self::resolve_bare(specifier).ok_or_else(|| {
-                Self::refuse(
-                    specifier,
-                    referrer,
-                    "unknown package: fwbench provides s200, the bundled frameworks (see `fwbench list`) and Node built-ins (node:*)",
-                )
-            })?;
-            ModuleSpecifier::parse(&format!("{EMBEDDED_PREFIX}{path}")).expect("embedded URLs are valid")
+            Self::resolve_bare(specifier)
+                .map_err(|why| Self::refuse(specifier, referrer, &why))?
+                .ok_or_else(|| {
+                    Self::refuse(
+                        specifier,
+                        referrer,
+                        "unknown package: fwbench provides s200, the bundled frameworks (see `fwbench list`) and Node built-ins (node:*)",
+                    )
+                })?
         };
         match url.scheme() {
             "file" => self.check_file(&url, specifier, referrer)?,

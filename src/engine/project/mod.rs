@@ -255,6 +255,15 @@ impl Project {
         Ok(resolved)
     }
 
+    /// fwbench's own copy of the package `specifier` names, for a project
+    /// that has none (recorded for the banner); `None` when fwbench bundles
+    /// no such package.
+    pub fn bundled_copy(&self, specifier: &str) -> Option<deno_core::ModuleSpecifier> {
+        let url = crate::engine::loader::bundled(specifier).ok()?;
+        self.note_package(package_name(specifier), PackageOrigin::Bundled);
+        Some(url)
+    }
+
     /// Records that the app imported `name` from `origin` (the banner lists
     /// them).
     pub fn note_package(&self, name: &str, origin: PackageOrigin) {

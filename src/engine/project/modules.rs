@@ -15,8 +15,8 @@ use deno_core::{ModuleSource, ModuleSourceCode, ModuleSpecifier, ModuleType, Sou
 use deno_error::JsErrorBox;
 
 use super::code_cache::hash_of;
-use super::{package_name, Format, PackageOrigin, Project, ResolveKind, Resolved};
-use crate::engine::loader::{builtin_url, bundled, FileModules, EMBEDDED_PREFIX};
+use super::{Format, Project, ResolveKind, Resolved};
+use crate::engine::loader::{builtin_url, FileModules, EMBEDDED_PREFIX};
 
 impl FileModules for Project {
     fn root(&self) -> &Path {
@@ -58,12 +58,9 @@ impl FileModules for Project {
                     ))
                 })
             }
-            Ok(Resolved::NotInProject) => match bundled(specifier) {
-                Ok(url) => {
-                    self.note_package(package_name(specifier), PackageOrigin::Bundled);
-                    Ok(url)
-                }
-                Err(_) => Err(JsErrorBox::type_error(format!(
+            Ok(Resolved::NotInProject) => match self.bundled_copy(specifier) {
+                Some(url) => Ok(url),
+                None => Err(JsErrorBox::type_error(format!(
                     "Cannot find package '{specifier}' imported from {from_display}: it is not in the \
                      project's node_modules (run npm install) and fwbench bundles no copy of it"
                 ))),

@@ -82,12 +82,9 @@ pub fn op_fwbench_project_resolve(
     match project.resolve(specifier, Path::new(referrer), kind) {
         Ok(Resolved::Builtin(name)) => Ok(format!("builtin:{name}")),
         Ok(Resolved::File { path, .. }) => Ok(format!("file:{}", path.display())),
-        Ok(Resolved::NotInProject) => match crate::engine::loader::bundled(specifier) {
-            Ok(url) => {
-                project.note_package(super::package_name(specifier), super::PackageOrigin::Bundled);
-                Ok(format!("bundled:{url}"))
-            }
-            Err(_) => Err(JsErrorBox::generic(format!("Cannot find module '{specifier}'"))),
+        Ok(Resolved::NotInProject) => match project.bundled_copy(specifier) {
+            Some(url) => Ok(format!("bundled:{url}")),
+            None => Err(JsErrorBox::generic(format!("Cannot find module '{specifier}'"))),
         },
         Err(message) => Err(JsErrorBox::generic(message)),
     }
