@@ -332,3 +332,23 @@ fn a_second_start_compiles_from_the_code_cache() {
     drop(second);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+#[test]
+fn require_and_import_of_one_scoped_es_module_share_its_instance() {
+    // `@` in the path: the URL require(esm) loads must be the one the
+    // loader gives `import`, or the module would be evaluated twice.
+    let project = super::Scratch::new(
+        "one-instance",
+        &[
+            ("package.json", r#"{"name":"one","main":"index.js"}"#),
+            ("node_modules/@scope/counted/package.json", r#"{"name":"@scope/counted","version":"1.0.0","exports":"./index.mjs"}"#),
+            ("node_modules/@scope/counted/index.mjs", "globalThis.loads = (globalThis.loads ?? 0) + 1;\nexport const loads = globalThis.loads;\n"),
+            (
+                "index.js",
+                "require('@scope/counted');\nimport('@scope/counted').then(() => require('http').createServer((req, res) => res.end(String(globalThis.loads))).listen(process.env.PORT));\n",
+            ),
+        ],
+    );
+    let server = Server::start(project.path(), &[]);
+    assert_eq!(server.get("/").text(), "1", "evaluated once, as on Node");
+}

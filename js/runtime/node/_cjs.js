@@ -17,6 +17,8 @@
 // calls `importCommonJS`.
 import { projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from './_internal.js';
+import { dirname } from './path.js';
+import { fileURLToPath, pathToFileURL } from './url.js';
 
 const services = projectServices();
 const ReflectApply = Reflect.apply;
@@ -30,11 +32,6 @@ let mainModule;
 
 const WRAPPER_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
 
-function dirname(path) {
-  const slash = path.lastIndexOf('/');
-  return slash <= 0 ? '/' : path.slice(0, slash);
-}
-
 /** Node's `module.paths`: node_modules in every directory up from `dir`. */
 function nodeModulePaths(dir) {
   const paths = [];
@@ -45,13 +42,15 @@ function nodeModulePaths(dir) {
   return paths;
 }
 
+/** A file URL as the host's loader spells it (WHATWG's encoding). */
 function fileURL(path) {
-  return `file://${path.split('/').map(encodeURIComponent).join('/')}`;
+  return pathToFileURL(path).href;
 }
 
+/** A path argument: a path, or a file URL (string or URL). */
 function toPath(value) {
-  const text = typeof value === 'string' ? value : value?.href ?? String(value);
-  return text.startsWith('file://') ? decodeURIComponent(new URL(text).pathname) : text;
+  if (value instanceof URL || (typeof value === 'string' && value.startsWith('file:'))) return fileURLToPath(value);
+  return typeof value === 'string' ? value : String(value);
 }
 
 /** A module: what `module` is inside a CommonJS file. */

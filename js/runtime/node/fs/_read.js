@@ -4,16 +4,14 @@ import { Buffer } from '../buffer.js';
 import { Readable } from '../stream.js';
 import { projectServices } from 'fwbench:///runtime/host.js';
 import { nodeError } from '../_internal.js';
+import { fileURLToPath } from '../url.js';
 
 const services = projectServices();
 
 /** A path argument: a string, a `file:` URL or a Buffer. */
 function toPath(path, name = 'path') {
   if (typeof path === 'string') return path;
-  if (path instanceof URL) {
-    if (path.protocol !== 'file:') throw nodeError('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file', TypeError);
-    return decodeURIComponent(path.pathname);
-  }
+  if (path instanceof URL) return fileURLToPath(path);
   if (path instanceof Uint8Array) return new TextDecoder().decode(path);
   throw nodeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type string or an instance of Buffer or URL. Received ${typeof path}`, TypeError);
 }
@@ -70,10 +68,27 @@ export function readFileSync(path, options) {
   return encoding ? buffer.toString(encoding) : buffer;
 }
 
-const KIND = { file: 0o100000, dir: 0o040000, symlink: 0o120000, other: 0 };
+/**
+ * What fs.Stats and fs.Dirent share: the type predicates, from the host's
+ * `kind` (file, dir, symlink or other; the sandbox has no FIFOs, sockets or
+ * devices to show).
+ */
+class EntryKind {
+  constructor(kind) {
+    Object.defineProperty(this, 'kind', { value: kind, enumerable: false });
+  }
+  isFile() { return this.kind === 'file'; }
+  isDirectory() { return this.kind === 'dir'; }
+  isSymbolicLink() { return this.kind === 'symlink'; }
+  isFIFO() { return false; }
+  isSocket() { return false; }
+  isBlockDevice() { return false; }
+  isCharacterDevice() { return false; }
+}
 
-export class Stats {
+export class Stats extends EntryKind {
   constructor(raw) {
+    super(raw.kind);
     this.dev = raw.dev;
     this.mode = raw.mode;
     this.nlink = raw.nlink;
@@ -92,33 +107,17 @@ export class Stats {
     this.mtime = new Date(raw.mtimeMs);
     this.ctime = new Date(raw.ctimeMs);
     this.birthtime = new Date(raw.ctimeMs);
-    Object.defineProperty(this, 'kind', { value: raw.kind, enumerable: false });
   }
-  isFile() { return this.kind === 'file'; }
-  isDirectory() { return this.kind === 'dir'; }
-  isSymbolicLink() { return this.kind === 'symlink'; }
-  isFIFO() { return false; }
-  isSocket() { return false; }
-  isBlockDevice() { return false; }
-  isCharacterDevice() { return false; }
 }
 
-export class Dirent {
+export class Dirent extends EntryKind {
   constructor(name, kind, parentPath) {
+    super(kind);
     this.name = name;
     this.parentPath = parentPath;
     this.path = parentPath;
-    Object.defineProperty(this, 'kind', { value: kind, enumerable: false });
   }
-  isFile() { return this.kind === 'file'; }
-  isDirectory() { return this.kind === 'dir'; }
-  isSymbolicLink() { return this.kind === 'symlink'; }
-  isFIFO() { return false; }
-  isSocket() { return false; }
-  isBlockDevice() { return false; }
-  isCharacterDevice() { return false; }
 }
-void KIND;
 
 function statWith(follow, path, options) {
   const file = absolute(path);
