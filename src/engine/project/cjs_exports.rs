@@ -62,6 +62,11 @@ pub fn syntax_error(source: &str) -> Option<(usize, usize, String)> {
 /// error as a module's (Node, too, retries a failed CommonJS compile as an
 /// ES module when it sees module syntax).
 pub fn has_module_syntax(source: &str) -> bool {
+    // Most files of a package without a `type` are CommonJS with no
+    // `import`/`export` keyword at all: no need to parse them.
+    if !mentions_module_keyword(source) {
+        return false;
+    }
     match parse(source) {
         Some(Program::Module(module)) => module
             .body
@@ -75,6 +80,23 @@ pub fn has_module_syntax(source: &str) -> bool {
                 .any(|start| line.starts_with(start))
         }),
     }
+}
+
+/// Whether `source` has `import` or `export` followed by what can follow
+/// them in a declaration (a space, `{`, `*`, a quote, `.` of
+/// `import.meta`): without one there is no module syntax to find.
+/// `module.exports`, `exports.x` and `import(` do not count.
+fn mentions_module_keyword(source: &str) -> bool {
+    let follows = |rest: &str| {
+        rest.chars()
+            .next()
+            .is_some_and(|c| c.is_whitespace() || matches!(c, '{' | '*' | '"' | '\'' | '.'))
+    };
+    ["import", "export"].iter().any(|keyword| {
+        source
+            .match_indices(keyword)
+            .any(|(at, _)| follows(&source[at + keyword.len()..]))
+    })
 }
 
 /// The exports of the CommonJS module `source`.
@@ -252,6 +274,11 @@ mod tests {
         assert!(has_module_syntax("const x = 1;\nexport { x };"));
         assert!(!has_module_syntax("const a = require('a'); module.exports = a;"));
         assert!(!has_module_syntax("this is not javascript"));
+        assert!(!mentions_module_keyword(
+            "module.exports = { a }; exports.b = import('c');"
+        ));
+        assert!(mentions_module_keyword("export{a}") && mentions_module_keyword("import\"x\""));
+        assert!(mentions_module_keyword("const u = import.meta.url;"));
         assert!(has_module_syntax(
             "export default {\n  f() { return g('x';\n  },\n};\n"
         ));
