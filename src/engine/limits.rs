@@ -34,7 +34,7 @@
 //! row failed with that line) than silently hung.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -117,6 +117,10 @@ struct Shared {
     stretch: AtomicU64,
     fired_time: AtomicBool,
     fired_heap: AtomicBool,
+    /// The heap's size when a collection found it past the limit before
+    /// the engine asked for more room (see [`Watchdog::check_heap_after_gc`]),
+    /// else 0: the room granted to unwind starts there.
+    overshoot: AtomicUsize,
     stop: AtomicBool,
     /// Interrupts the JS running on the worker (the isolate's
     /// `terminate_execution`).
@@ -179,6 +183,7 @@ impl Watchdog {
             stretch: AtomicU64::new(0),
             fired_time: AtomicBool::new(false),
             fired_heap: AtomicBool::new(false),
+            overshoot: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             terminate,
             give_up,
@@ -257,13 +262,19 @@ impl Watchdog {
     /// is never made), on V8 the isolate is out of memory and the process
     /// aborts. Granting `current * 2` each time, as before, let a loop of
     /// large allocations double the heap until the interrupt landed,
-    /// gigabytes later.
+    /// gigabytes later. A heap that one object took past the ceiling before
+    /// the engine asked ([`Watchdog::check_heap_after_gc`]) gets one room
+    /// past its size instead, once: without it the collection that follows
+    /// such an object aborted the process.
     pub fn heap_limit_callback(&self) -> impl FnMut(usize, usize) -> usize + 'static {
         let shared = self.shared.clone();
         move |current, initial| {
             shared.fired_heap.store(true, Ordering::Release);
             (shared.terminate)();
-            current.max(unwind_ceiling(initial, UNWIND_ROOMS))
+            let overshoot = shared.overshoot.load(Ordering::Acquire);
+            current
+                .max(unwind_ceiling(initial, UNWIND_ROOMS))
+                .max(overshoot.saturating_add(unwind_room(initial)))
         }
     }
 
@@ -320,6 +331,55 @@ pub fn unwind_ceiling(initial: usize, rooms: usize) -> usize {
 /// eighth on top before an allocation fails.
 pub fn unwind_room(initial: usize) -> usize {
     (initial / 2).clamp(16 << 20, 256 << 20)
+}
+
+/// What [`Watchdog::check_heap_after_gc`] reads after each collection.
+#[cfg(feature = "v8")]
+pub struct HeapCheck {
+    shared: Arc<Shared>,
+    limit: usize,
+}
+
+#[cfg(feature = "v8")]
+impl Watchdog {
+    /// Checks the heap against `limit` after every collection and, past it,
+    /// fires the heap-limit interrupt as the near-heap-limit callback does.
+    /// V8 lets the first large object of its young generation in whatever
+    /// its size, without asking that callback: one 1 GiB string under a
+    /// 256 MiB limit was kept and answered 200, and the next large
+    /// allocation, finding no room, aborted the process. A collection comes
+    /// soon after such an object (the next allocation of the young
+    /// generation's large objects must first move it out); the runtime is
+    /// then rebuilt like any other past its limit. The returned check must
+    /// outlive the isolate.
+    pub fn check_heap_after_gc(&self, isolate: &mut deno_core::v8::Isolate, limit: usize) -> Box<HeapCheck> {
+        use deno_core::v8;
+
+        unsafe extern "C" fn after_gc(
+            mut isolate: v8::UnsafeRawIsolatePtr,
+            _kind: v8::GCType,
+            _flags: v8::GCCallbackFlags,
+            data: *mut std::ffi::c_void,
+        ) {
+            // SAFETY: `data` is the `HeapCheck` registered below, which
+            // outlives the isolate; V8 calls this on the isolate's thread.
+            let check = unsafe { &*(data as *const HeapCheck) };
+            let isolate = unsafe { v8::Isolate::ref_from_raw_isolate_ptr_mut(&mut isolate) };
+            let used = isolate.get_heap_statistics().used_heap_size();
+            if used > check.limit && !check.shared.fired_heap.swap(true, Ordering::AcqRel) {
+                check.shared.overshoot.store(used, Ordering::Release);
+                (check.shared.terminate)();
+            }
+        }
+
+        let check = Box::new(HeapCheck {
+            shared: self.shared.clone(),
+            limit,
+        });
+        let data = &*check as *const HeapCheck as *mut std::ffi::c_void;
+        isolate.add_gc_epilogue_callback(after_gc, data, v8::GCType::kGCTypeAll);
+        check
+    }
 }
 
 impl Drop for Watchdog {

@@ -152,6 +152,10 @@ pub struct Engine {
     load_timeout: Duration,
     /// Read by the isolate's GC hooks: dropped after the runtime.
     heap: Option<Arc<HeapCounters>>,
+    /// Read by the isolate's GC hook that holds its heap limit: dropped
+    /// after the runtime.
+    #[cfg(feature = "v8")]
+    _heap_check: Box<limits::HeapCheck>,
 }
 
 impl Drop for Engine {
@@ -246,11 +250,15 @@ impl Engine {
         runtime.add_near_heap_limit_callback(watchdog.heap_limit_callback());
         #[cfg(feature = "v8")]
         runtime.v8_isolate().set_oom_error_handler(limits::engine_gave_up);
+        #[cfg(feature = "v8")]
+        let heap_check = watchdog.check_heap_after_gc(runtime.v8_isolate(), options.max_heap_bytes);
         Ok(Self {
             watchdog,
             runtime,
             load_timeout: options.load_timeout,
             heap: None,
+            #[cfg(feature = "v8")]
+            _heap_check: heap_check,
         })
     }
 
