@@ -38,10 +38,13 @@ deno_core::extension!(
     options = {
         budget: Arc<external::ExternalBudget>,
     },
-    // A Blob's bytes are counted against the runtime's budget for memory
-    // outside the JS heap (see external.rs): our op takes deno_web's place.
+    // A Blob's bytes, a Blob read back and an encoded string are counted
+    // against the runtime's budget for memory outside the JS heap (see
+    // external.rs): our ops take deno_web's and deno_core's places.
     middleware = |op| match op.name {
         "op_blob_create_part" => op.with_implementation_from(&external::op_fwbench_blob_create_part()),
+        "op_blob_read_part" => op.with_implementation_from(&external::op_fwbench_blob_read_part()),
+        "op_encode" => op.with_implementation_from(&external::op_fwbench_encode()),
         _ => op,
     },
     state = |state, options| {

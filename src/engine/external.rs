@@ -21,16 +21,25 @@
 //! - Both: a Blob's bytes are copied into deno_web's blob store, in Rust;
 //!   [`op_fwbench_blob_create_part`] takes the place of deno_web's op to
 //!   count them, and refuses a part past the budget with a `RangeError`.
+//! - Both: buffers the host makes from Rust memory for JS, which the engine
+//!   adopts without its allocator, are [`CountedBytes`]: reserved before JS
+//!   sees them and given back when the engine frees them. The ops that make
+//!   them take the place of deno_core's and deno_web's: `TextEncoder.encode`
+//!   ([`op_fwbench_encode`]), a Blob read back
+//!   ([`op_fwbench_blob_read_part`]), and in engine/ops_zlib.rs the output
+//!   of `CompressionStream`, `DecompressionStream` and node:zlib.
 //!
-//! Buffers that host ops make from Rust memory (a request body,
-//! `TextEncoder.encode`'s result, a Blob read back) are not counted: V8
-//! adopts them without its allocator.
+//! A request body's chunks are the one host buffer not counted here: the
+//! adapter bounds them by `--max-body-bytes`.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use deno_core::{op2, JsBuffer, OpState};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use deno_core::{op2, v8, JsBuffer, OpState, ToV8};
 use deno_error::JsErrorBox;
 use deno_web::{BlobPart, BlobStoreTrait};
 
@@ -83,10 +92,107 @@ impl ExternalBudget {
         self.used.fetch_sub(bytes, Ordering::Relaxed);
     }
 
+    /// The bytes that may still be taken.
+    pub fn room(&self) -> usize {
+        self.limit.saturating_sub(self.used())
+    }
+
     /// The bytes held now.
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
     }
+}
+
+/// Bytes the host made for JS, reserved from a runtime's budget. They reach
+/// JS as a `Uint8Array` whose backing store gives the reservation back when
+/// the engine frees it; dropped before that, they give it back at once.
+pub struct CountedBytes(Box<Held>);
+
+/// The bytes behind a [`CountedBytes`] and the budget they are counted in.
+struct Held {
+    bytes: Vec<u8>,
+    budget: Arc<ExternalBudget>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.budget.release(self.bytes.len());
+    }
+}
+
+impl CountedBytes {
+    /// Reserves `bytes` (`what` names them for the refusal) from `budget`,
+    /// or refuses with a `RangeError` past it.
+    pub fn reserve(budget: &Arc<ExternalBudget>, bytes: Vec<u8>, what: &str) -> Result<Self, JsErrorBox> {
+        if !budget.try_reserve(bytes.len(), what) {
+            return Err(refusal(what, bytes.len(), budget));
+        }
+        Ok(Self(Box::new(Held {
+            bytes,
+            budget: budget.clone(),
+        })))
+    }
+
+    /// Hands the bytes to the engine as a `Uint8Array`.
+    pub fn into_uint8array<'s>(
+        self,
+        scope: &mut v8::PinScope<'s, '_>,
+    ) -> Result<v8::Local<'s, v8::Uint8Array>, JsErrorBox> {
+        unsafe extern "C" fn free(_data: *mut std::ffi::c_void, _len: usize, held: *mut std::ffi::c_void) {
+            // SAFETY: `held` is the `Box::into_raw` below; the engine calls
+            // its deleter once.
+            drop(unsafe { Box::from_raw(held as *mut Held) });
+        }
+        let len = self.0.bytes.len();
+        let held = Box::into_raw(self.0);
+        // SAFETY: `held` is valid until `free`; its bytes do not move (the
+        // Vec is not touched again until it is dropped there).
+        let data = unsafe { (*held).bytes.as_mut_ptr() } as *mut std::ffi::c_void;
+        let store = unsafe { v8::ArrayBuffer::new_backing_store_from_ptr(data, len, free, held as *mut _) };
+        let buffer = v8::ArrayBuffer::with_backing_store(scope, &store.make_shared());
+        v8::Uint8Array::new(scope, buffer, 0, len)
+            .ok_or_else(|| JsErrorBox::range_error(format!("a Uint8Array of {len} bytes could not be made")))
+    }
+}
+
+impl<'a> ToV8<'a> for CountedBytes {
+    type Error = JsErrorBox;
+
+    fn to_v8<'i>(self, scope: &mut v8::PinScope<'a, 'i>) -> Result<v8::Local<'a, v8::Value>, JsErrorBox> {
+        self.into_uint8array(scope).map(Into::into)
+    }
+}
+
+/// deno_core's `op_encode` (`TextEncoder.encode`, `core.encode`): a
+/// string's UTF-8 bytes, counted against the runtime's budget.
+#[op2]
+pub fn op_fwbench_encode<'s, 'i>(
+    scope: &mut v8::PinScope<'s, 'i>,
+    state: &OpState,
+    text: v8::Local<'s, v8::Value>,
+) -> Result<v8::Local<'s, v8::Uint8Array>, JsErrorBox> {
+    let text =
+        v8::Local::<v8::String>::try_from(text).map_err(|_| JsErrorBox::type_error("Invalid argument"))?;
+    let bytes = text.to_rust_string_lossy(scope).into_bytes();
+    let budget = state.borrow::<Arc<ExternalBudget>>();
+    CountedBytes::reserve(budget, bytes, "an encoded string")?.into_uint8array(scope)
+}
+
+/// deno_web's `op_blob_read_part`: a copy of a Blob part's bytes, counted
+/// against the runtime's budget.
+#[op2]
+pub async fn op_fwbench_blob_read_part(
+    state: Rc<RefCell<OpState>>,
+    #[scoped] id: uuid::Uuid,
+) -> Result<CountedBytes, JsErrorBox> {
+    let (part, budget) = {
+        let state = state.borrow();
+        let part = state.borrow::<Arc<dyn BlobStoreTrait>>().get_part(&id);
+        (part, state.borrow::<Arc<ExternalBudget>>().clone())
+    };
+    let part = part.ok_or_else(|| JsErrorBox::type_error("Blob part not found"))?;
+    let bytes = part.read().await.to_vec();
+    CountedBytes::reserve(&budget, bytes, "a Blob read")
 }
 
 /// An ArrayBuffer allocator for V8 that counts every backing store against

@@ -69,6 +69,66 @@ fn a_single_allocation_past_the_heap_limit_is_stopped() {
     assert!(server.terminate() < Duration::from_secs(3));
 }
 
+/// One string bigger than the room the engine is granted to unwind in:
+/// QuickJS fails it at once; V8 lets it in (the first large object of its
+/// young generation is taken whatever its size) and finds it at the next
+/// collection, which rebuilds the runtime. Before that check the heap kept
+/// it past the limit and the collection after the next such string aborted
+/// the process.
+#[test]
+fn a_string_past_the_unwinding_room_does_not_end_the_server() {
+    let server = hostile(&["--max-heap-mb", "64", "--cpu-limit", "1s"]);
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        statuses.push(server.get("/string-past-the-room").status);
+        assert_eq!(server.get("/ok").status, 200, "{statuses:?} {}", server.stderr());
+    }
+    assert!(statuses.contains(&503), "{statuses:?} {}", server.stderr());
+    let log = server.wait_for_log("heap limit", Duration::from_secs(5));
+    assert!(log.contains("--max-heap-mb"), "{log}");
+    assert!(server.rss_kib() < 1 << 20, "RSS {} KiB", server.rss_kib());
+    assert!(server.terminate() < Duration::from_secs(3));
+}
+
+/// 256 MiB of zeros, gzipped: about 256 KiB, under `--max-body-bytes`.
+fn gzip_bomb() -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..256 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    encoder.finish().unwrap()
+}
+
+/// Buffers the host makes for the app (a `DecompressionStream`'s output,
+/// `TextEncoder.encode`'s results) count against the worker's budget for
+/// memory outside the JS heap: past it the app gets a `RangeError`, and the
+/// worker goes on. Before, a 256 KiB gzip body kept 256 MiB at a 64 MiB
+/// limit and answered 200.
+#[test]
+fn buffers_the_host_makes_count_against_the_memory_limit() {
+    let server = hostile(&["--max-heap-mb", "64", "--cpu-limit", "2s"]);
+    let bomb = gzip_bomb();
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+    let inflated = server.request("POST", "/inflate-kept", &[], Some(&bomb));
+    assert_eq!(inflated.status, 500, "{} {}", inflated.text(), server.stderr());
+    let log = server.wait_for_log("outside the JS heap", Duration::from_secs(5));
+    assert!(log.contains("--max-heap-mb"), "{log}");
+    assert_eq!(server.get("/ok").status, 200);
+
+    let encoded = server.get("/encode-kept");
+    let text = encoded.text();
+    assert_eq!(encoded.status, 500, "{text}");
+    assert!(
+        text.starts_with("RangeError") && text.contains("outside the JS heap"),
+        "{text}"
+    );
+    assert!(server.rss_kib() < 400 << 10, "RSS {} KiB", server.rss_kib());
+    assert_eq!(server.get("/ok").status, 200);
+    assert!(server.terminate() < Duration::from_secs(3));
+}
+
 // On the QuickJS backend (the v8x crate) a torn-down runtime does not free
 // all the app kept: large strings and arrays not at all, many small objects
 // in part (a third of them, measured), whether made at load or by a

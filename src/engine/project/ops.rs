@@ -41,6 +41,15 @@ deno_core::extension!(
         ops_zlib::op_fwbench_zlib_close,
     ],
     options = { project: Option<Arc<Project>> },
+    // CompressionStream and DecompressionStream on node:zlib's codecs,
+    // whose output is capped and counted (ops_zlib.rs): ours take
+    // deno_web's places.
+    middleware = |op| match op.name {
+        "op_compression_new" => op.with_implementation_from(&ops_zlib::op_fwbench_compression_new()),
+        "op_compression_write" => op.with_implementation_from(&ops_zlib::op_fwbench_compression_write()),
+        "op_compression_finish" => op.with_implementation_from(&ops_zlib::op_fwbench_compression_finish()),
+        _ => op,
+    },
     state = |state, options| {
         if let Some(project) = options.project {
             state.put(project);
