@@ -6,18 +6,25 @@
 //! js/runtime/node/test.js, backed by js/runtime/test_runner.js) and
 //! `assert` from `node:assert/strict`. Files may import anything under the
 //! common directory of all the paths given.
+//!
+//! Each file runs in a child fwbench (`test-file`, see child_run.rs): a
+//! file whose code loops in native code past the CPU time limit, or makes
+//! the engine give up, ends its child and fails alone; its counts come back
+//! on a channel the file's own output cannot reach.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use deno_core::ModuleSpecifier;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
+use crate::child_run::{self, ChildStderr};
 use crate::engine::{self, Engine, EngineOptions};
 use crate::outcome::Outcome;
 
 /// How many tests passed, failed and were skipped.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub struct Counts {
     /// Tests that passed.
     pub passed: usize,
@@ -36,15 +43,13 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<Outcome> {
         bail!("no test files (*.test.js, *.test.mjs) under the given paths");
     }
     let root = common_dir(&files);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("failed to start a tokio runtime")?;
     let mut total = Counts::default();
     let mut broken = 0;
     for file in &files {
         println!("# {}", file.display());
-        match runtime.block_on(run_file(file, &root)) {
+        // The child's lines (stderr) must follow this one.
+        std::io::stdout().flush().context("cannot write to stdout")?;
+        match run_in_child(file, &root) {
             Ok(counts) => {
                 total.passed += counts.passed;
                 total.failed += counts.failed;
@@ -69,6 +74,41 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<Outcome> {
         )));
     }
     Ok(Outcome::Passed)
+}
+
+/// Runs `file` in a child fwbench and reads its counts.
+fn run_in_child(file: &Path, root: &Path) -> anyhow::Result<Counts> {
+    let args = [
+        "test-file".into(),
+        file.as_os_str().to_owned(),
+        root.as_os_str().to_owned(),
+    ];
+    let answer = child_run::run(
+        &args,
+        &format!("test file {}", file.display()),
+        ChildStderr::Shown,
+    )?;
+    serde_json::from_slice(&answer).with_context(|| {
+        format!(
+            "the test file's child answered {:?}",
+            String::from_utf8_lossy(&answer)
+        )
+    })
+}
+
+/// The child's side of `fwbench test`: runs `file` (its imports confined to
+/// `root`) and writes its counts as JSON on the answer channel, which the
+/// file's own output cannot reach.
+pub fn run_one(file: &Path, root: &Path) -> anyhow::Result<()> {
+    let mut channel = child_run::answer_channel()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start a tokio runtime")?;
+    let counts = runtime.block_on(run_file(file, root))?;
+    serde_json::to_writer(&mut channel, &counts).context("cannot write the counts")?;
+    channel.write_all(b"\n").context("cannot write the counts")?;
+    Ok(())
 }
 
 async fn run_file(file: &Path, root: &Path) -> anyhow::Result<Counts> {

@@ -24,13 +24,16 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`cli`]: the command line (clap); [`capped_read`]: files it names, read
   up to a size cap;
 - [`units`]: how times are written for people; [`process_start`]: when
-  this process started, for the start-up split.
+  this process started, for the start-up split; [`child_run`]: someone
+  else's JS run in a child fwbench, so what cannot be interrupted ends the
+  child, not the run.
 */
 #![warn(missing_docs)]
 
 pub mod adapter;
 pub mod bench;
 pub mod capped_read;
+pub mod child_run;
 pub mod cli;
 pub mod engine;
 pub mod framework_list;

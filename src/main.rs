@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use fwbench::cli;
 use fwbench::outcome::Outcome;
-use fwbench::{bench, jstest, k8s, load, report, serve, sweep};
+use fwbench::{bench, jstest, k8s, load, report, scenario, serve, sweep};
 
 /// Every Rust allocation (hyper's buffers, header maps, the adapter's
 /// request table) goes to mimalloc: a request allocates and frees a few
@@ -63,6 +63,11 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::MachineFacts => {
             bench::remote::print_machine_facts(&mut std::io::stdout().lock()).map(|()| Outcome::Passed)
         }
+        cli::Command::DescribeScenario(args) => {
+            scenario::describe(&args.scenario, args.depth, args.headers, &args.without)
+                .map(|()| Outcome::Passed)
+        }
+        cli::Command::TestFile(args) => jstest::run_one(&args.file, &args.root).map(|()| Outcome::Passed),
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }

@@ -2,12 +2,11 @@
 //! rows through the adapter, native rows through src/native) and run until
 //! Ctrl-C (or SIGTERM), which stops it within 3 s whatever app code is doing,
 //! while it loads as while it serves. Its stdout carries the banner alone:
-//! what the app prints goes to stderr ([`banner_channel`]).
+//! what the app prints goes to stderr ([`child_run::keep_stdout`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
-use std::os::fd::FromRawFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,7 +20,7 @@ use crate::engine::project::{self, Project};
 use crate::engine::{self, EngineOptions};
 use crate::frameworks::{self, NativeServer, Serving};
 use crate::outcome::Outcome;
-use crate::{in_runtime, native, process_start, scenario};
+use crate::{child_run, in_runtime, native, process_start, scenario};
 
 /// What `serve` runs.
 enum Target {
@@ -69,7 +68,9 @@ fn app_env(args: &ServeArgs) -> anyhow::Result<BTreeMap<String, String>> {
 
 /// Runs `fwbench serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
-    let mut channel = banner_channel()?;
+    // The channel bench reads the banner from (and `--in-runtime`'s result
+    // line); no app can write there.
+    let mut channel = child_run::keep_stdout()?;
     let target = target(&args)?;
     let config = ServeConfig {
         workers: args.workers.into(),
@@ -213,30 +214,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<Outcome> {
         eprintln!("fwbench: {left_running} worker(s) still running JS; exiting without them");
     }
     Ok(Outcome::Passed)
-}
-
-/// The channel bench reads the banner from (and `--in-runtime`'s result
-/// line): the stdout this process was given, kept apart before any app
-/// code runs. File descriptor 1 then goes where stderr goes, so whatever
-/// an app prints (`console.log`, `process.stdout`) lands in the log beside
-/// the host's own lines, and no app can put a line where bench reads the
-/// address it loads or the figures it records.
-fn banner_channel() -> anyhow::Result<std::fs::File> {
-    // SAFETY: duplicating this process's own standard descriptors, before
-    // any app code or other thread of ours writes to them; the new one is
-    // owned by the File returned, and close-on-exec.
-    let kept = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
-    if kept < 0 {
-        return Err(std::io::Error::last_os_error()).context("cannot keep stdout for the banner");
-    }
-    // SAFETY: `kept` is a descriptor just made, owned by nothing else.
-    let channel = std::fs::File::from(unsafe { std::os::fd::OwnedFd::from_raw_fd(kept) });
-    // SAFETY: as above; dup2 onto fd 1 closes what fd 1 was (its copy is
-    // `kept`).
-    if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
-        return Err(std::io::Error::last_os_error()).context("cannot send app output to stderr");
-    }
-    Ok(channel)
 }
 
 /// The banner's start-up split, in ms since the process started (its

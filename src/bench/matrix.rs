@@ -267,9 +267,7 @@ pub async fn load(refs: Vec<ScenarioRef>) -> Vec<LoadedScenario> {
     let mut loaded = Vec::new();
     for source in refs {
         let builtin = source.root.is_none();
-        let info = scenario::load_info(&source)
-            .await
-            .map_err(|error| format!("{error:#}"));
+        let info = scenario::load_info_in_child(&source).map_err(|error| format!("{error:#}"));
         loaded.push(LoadedScenario {
             source,
             info,

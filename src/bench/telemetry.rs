@@ -53,20 +53,5 @@ impl TelemetryChannel {
 ///
 /// Runs between fork and exec: only async-signal-safe calls.
 pub unsafe fn hand_over(theirs: &OwnedFd) -> std::io::Result<()> {
-    let fd = theirs.as_raw_fd();
-    // SAFETY: dup2 and fcntl on descriptors this process holds.
-    let ok = unsafe {
-        if fd == SERVER_FD {
-            // dup2 onto itself would keep close-on-exec set.
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            flags >= 0 && libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) == 0
-        } else {
-            libc::dup2(fd, SERVER_FD) == SERVER_FD
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    crate::child_run::hand_over(theirs.as_raw_fd(), SERVER_FD)
 }

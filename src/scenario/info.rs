@@ -3,11 +3,15 @@
 //! is evaluated in a runtime of its own, and its app factories, which
 //! import their frameworks lazily, are never called.
 
+use std::ffi::OsString;
+use std::io::Write;
+
 use anyhow::Context;
 use deno_core::ModuleSpecifier;
 use serde::{Deserialize, Serialize};
 
 use super::ScenarioRef;
+use crate::child_run::{self, ChildStderr};
 use crate::engine::{self, Engine, EngineOptions};
 use crate::header_sets::HeaderSet;
 
@@ -175,4 +179,52 @@ pub async fn load(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
     info.header_set = scenario.headers.or(own).unwrap_or_default();
     info.request.headers = info.header_set.compose(&info.request.headers);
     Ok(info)
+}
+
+/// [`load`] in a child fwbench (`describe-scenario`): a scenario file
+/// whose top level runs what no interrupt stops (a built-in looping in
+/// native code) or makes the engine give up fails to load, and the run
+/// goes on with its other scenarios.
+pub fn load_in_child(scenario: &ScenarioRef) -> anyhow::Result<ScenarioInfo> {
+    let mut args: Vec<OsString> = vec!["describe-scenario".into(), scenario.url_arg().into()];
+    if let Some(depth) = scenario.depth {
+        args.extend(["--depth".into(), depth.to_string().into()]);
+    }
+    if let Some(headers) = scenario.headers {
+        args.extend(["--headers".into(), headers.name().into()]);
+    }
+    if !scenario.without.is_empty() {
+        args.extend(["--without".into(), scenario.without.join(",").into()]);
+    }
+    let context = || format!("scenario '{}' ({}) failed to load", scenario.name, scenario.url);
+    let answer = child_run::run(&args, &format!("scenario '{}'", scenario.name), ChildStderr::Kept)
+        .with_context(context)?;
+    serde_json::from_slice(&answer).with_context(context)
+}
+
+/// The child's side of [`load_in_child`]: loads the scenario named
+/// `scenario` (a built-in name or a file's path) as asked and writes its
+/// data as one JSON line on the answer channel, which the scenario's own
+/// output cannot reach.
+pub fn describe(
+    scenario: &str,
+    depth: Option<usize>,
+    headers: Option<HeaderSet>,
+    without: &[String],
+) -> anyhow::Result<()> {
+    let mut channel = child_run::answer_channel()?;
+    let mut scenario = super::resolve(scenario)?;
+    scenario.depth = depth;
+    scenario.headers = headers;
+    scenario.without = without.to_vec();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start a tokio runtime")?;
+    let info = runtime.block_on(load(&scenario))?;
+    serde_json::to_writer(&mut channel, &info).context("cannot write the scenario's data")?;
+    channel
+        .write_all(b"\n")
+        .context("cannot write the scenario's data")?;
+    Ok(())
 }

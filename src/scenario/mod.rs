@@ -23,7 +23,10 @@ mod suite;
 pub use expect::{mismatches, SeenResponse};
 pub use suite::{Suite, DEFAULT_SUITE};
 
-pub use info::{load as load_info, ScenarioExpectations, ScenarioInfo, ScenarioRequest};
+pub use info::{
+    describe, load as load_info, load_in_child as load_info_in_child, ScenarioExpectations, ScenarioInfo,
+    ScenarioRequest,
+};
 
 /// A scenario module, located.
 #[derive(Debug, Clone)]

@@ -49,8 +49,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
         return ablation::run(args, scenario, &tokio);
     }
     let source = scenario::resolve(&args.scenario)?.with_headers(args.headers);
-    let default = tokio
-        .block_on(scenario::load_info(&source))
+    let default = scenario::load_info_in_child(&source)
         .with_context(|| format!("cannot sweep scenario '{}'", source.name))?;
     if default.depth.is_none() {
         bail!(

@@ -86,6 +86,30 @@ fn check_with_a_failed_row_exits_1() {
     assert!(out.contains("FAILED"), "{out}");
 }
 
+/// A scenario file whose top level loops in native code, where no
+/// interrupt lands, ends the child fwbench that reads it (status 70): its
+/// rows fail with that reason and the other scenarios still run. Before,
+/// `check` itself exited 70 and the whole run was lost.
+#[test]
+fn a_scenario_file_stuck_in_native_code_fails_its_rows_and_the_run_goes_on() {
+    let stuck = fixture("bench/stuck.js");
+    let (code, out) = exit_code(&[
+        "check",
+        "--scenario",
+        stuck.to_str().unwrap(),
+        "--only",
+        "hello",
+        "--frameworks",
+        "hono",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("ok      hello    hono"), "{out}");
+    assert!(
+        out.contains("FAILED  stuck") && out.contains("exit status 70"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_flagged_load_run_exits_1_and_a_refused_target_exits_2() {
     let server = Server::start(&fixture("hello/app.js"), &[]);

@@ -84,6 +84,25 @@ fn js_test_files_run_in_the_engine_and_failures_count() {
     assert!(stdout.contains("1 passed, 1 failed, 1 skipped"), "{stdout}");
 }
 
+/// A test file whose top level loops in native code ends only its own
+/// child fwbench: it fails with the reason, the other files still run.
+#[test]
+fn a_test_file_stuck_in_native_code_fails_alone() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fwbench"))
+        .arg("test")
+        .arg(fixture("jstest-stuck"))
+        .output()
+        .expect("run fwbench test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("ok - still runs"), "{stdout}");
+    assert!(
+        stdout.contains("stuck.test.js failed to load") && stdout.contains("exit status 70"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+}
+
 /// `s200/<subpath>` resolves through js/s200/package.json's `exports`, as
 /// Node resolves it: every subpath the package exports can be imported
 /// inside fwbench (the middleware batteries used to fail with "no embedded

@@ -31,6 +31,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("header_sets", 0),
     ("outcome", 0),
     ("process_start", 0),
+    ("child_run", 0),
     ("framework_list", 0),
     ("engine", 1),
     ("frameworks", 2),

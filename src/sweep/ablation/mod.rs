@@ -38,8 +38,7 @@ use crate::scenario;
 /// row failed or Ctrl-C or SIGTERM cut the run short.
 pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime) -> anyhow::Result<Outcome> {
     let source = scenario::resolve(scenario_arg)?.with_headers(args.headers);
-    let info = tokio
-        .block_on(scenario::load_info(&source))
+    let info = scenario::load_info_in_child(&source)
         .with_context(|| format!("cannot ablate scenario '{}'", source.name))?;
     let concerns = info.concerns;
     if concerns.is_empty() {

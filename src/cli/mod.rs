@@ -11,6 +11,16 @@ use crate::header_sets::HeaderSet;
 use crate::load::parse_duration;
 use crate::scenario::Suite;
 
+mod internal;
+mod parse;
+
+pub use internal::{DescribeScenarioArgs, TestFileArgs};
+use parse::{
+    parse_app, parse_depths, parse_env_var, parse_header_bytes, parse_request_header, parse_request_line,
+    parse_suite,
+};
+pub use parse::{parse_header_set, Depths, MAX_DEPTH};
+
 /// The exit-status contract of every command, shown by `--help`.
 pub const EXIT_STATUS: &str = "\
 Exit status (every command): 0 ok; 1 the command ran but something failed (a failed row, \
@@ -94,6 +104,15 @@ pub enum Command {
     /// machine's fwbench).
     #[command(hide = true)]
     MachineFacts,
+    /// Print a scenario's data as one JSON line (internal: how `bench`,
+    /// `check` and `sweep` read a scenario in a child process, so that its
+    /// top level cannot take the run down).
+    #[command(hide = true)]
+    DescribeScenario(DescribeScenarioArgs),
+    /// Run one test file and print its counts as JSON (internal: how
+    /// `fwbench test` runs each file in a child process).
+    #[command(hide = true)]
+    TestFile(TestFileArgs),
 }
 
 /// Which rows a command covers: frameworks × scenarios, and the request
@@ -147,77 +166,6 @@ pub struct MatrixArgs {
     /// before load, as scenarios' expectations are).
     #[arg(long, default_value_t = 200, requires = "apps", value_parser = clap::value_parser!(u16).range(100..=599))]
     pub expect_status: u16,
-}
-
-/// `[NAME=]DIR` for `--app`: the row's name (default: the directory's, or
-/// for a file its parent directory's) and the path.
-fn parse_app(text: &str) -> Result<(String, PathBuf), String> {
-    let (name, path) = match text.split_once('=') {
-        Some((name, path)) => (Some(name.to_owned()), PathBuf::from(path)),
-        None => (None, PathBuf::from(text)),
-    };
-    let canonical =
-        std::fs::canonicalize(&path).map_err(|e| format!("cannot read the app {}: {e}", path.display()))?;
-    let name = match name {
-        Some(name) => name,
-        None => {
-            let dir = if canonical.is_dir() {
-                canonical.as_path()
-            } else {
-                canonical.parent().unwrap_or(&canonical)
-            };
-            dir.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "app".to_owned())
-        }
-    };
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
-        return Err(format!(
-            "'{name}' is not a row name: use letters, digits, '-', '_' and '.' (NAME=DIR)"
-        ));
-    }
-    Ok((name, canonical))
-}
-
-/// `METHOD PATH` for `--request`.
-fn parse_request_line(text: &str) -> Result<(String, String), String> {
-    let mut parts = text.split_whitespace();
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(method), Some(path), None)
-            if method.chars().all(|c| c.is_ascii_uppercase()) && path.starts_with('/') =>
-        {
-            Ok((method.to_owned(), path.to_owned()))
-        }
-        _ => Err(format!(
-            "expected 'METHOD /path' (e.g. 'GET /api/items'), got '{text}'"
-        )),
-    }
-}
-
-/// `name: value` for `--request-header`.
-fn parse_request_header(text: &str) -> Result<(String, String), String> {
-    match text.split_once(':') {
-        Some((name, value))
-            if !name.trim().is_empty() && name.trim().chars().all(|c| c.is_ascii_graphic() && c != ':') =>
-        {
-            Ok((name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        }
-        _ => Err(format!("expected 'name: value', got '{text}'")),
-    }
-}
-
-/// Parses `--headers`, naming the sets on a bad value.
-pub fn parse_header_set(text: &str) -> Result<HeaderSet, String> {
-    text.parse()
-}
-
-/// Parses `--suite`, naming the suites on a bad value.
-fn parse_suite(text: &str) -> Result<Suite, String> {
-    text.parse()
 }
 
 /// `fwbench bench`
@@ -351,31 +299,6 @@ pub struct SweepArgs {
     /// How rows are measured and where the results go.
     #[command(flatten)]
     pub run: RunArgs,
-}
-
-/// Chain depths for `sweep`, sorted, each once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Depths(pub Vec<usize>);
-
-/// Parses `0,1,2,4`: whole numbers up to [`MAX_DEPTH`], at least two
-/// distinct.
-fn parse_depths(text: &str) -> Result<Depths, String> {
-    let mut depths = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let depth: usize = part
-            .parse()
-            .map_err(|_| format!("'{part}' is not a whole number of links"))?;
-        if depth > MAX_DEPTH {
-            return Err(format!("{depth} links is past the limit of {MAX_DEPTH}"));
-        }
-        depths.push(depth);
-    }
-    depths.sort_unstable();
-    depths.dedup();
-    if depths.len() < 2 {
-        return Err("give at least two distinct depths, e.g. 0,1,2,4,8,16".into());
-    }
-    Ok(Depths(depths))
 }
 
 /// `fwbench check`
@@ -519,25 +442,6 @@ pub struct ServeArgs {
     pub stdin_heartbeat_timeout: std::time::Duration,
 }
 
-/// Parses `--max-header-bytes`, refusing what hyper cannot honour (below
-/// its minimum the limit was silently raised).
-fn parse_header_bytes(text: &str) -> Result<usize, String> {
-    let min = crate::adapter::MIN_HEADER_BYTES;
-    match text.trim().parse::<usize>() {
-        Ok(bytes) if bytes >= min => Ok(bytes),
-        Ok(bytes) => Err(format!(
-            "{bytes} is below {min}: hyper's read buffer, which holds the request head, \
-             cannot be smaller, so a lower limit could not be kept; use {min} or more"
-        )),
-        Err(_) => Err(format!(
-            "invalid byte count '{text}': expected a whole number, at least {min}"
-        )),
-    }
-}
-
-/// The longest chain `--depth` and `sweep --depths` accept.
-pub const MAX_DEPTH: usize = 256;
-
 /// `--version` in full: the engine and every bundled framework.
 fn long_version() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
@@ -561,16 +465,6 @@ fn long_version() -> &'static str {
     })
 }
 
-/// `KEY=VALUE` for `--env`.
-fn parse_env_var(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((key, value)) if !key.is_empty() && !key.contains(char::is_whitespace) => {
-            Ok((key.to_owned(), value.to_owned()))
-        }
-        _ => Err(format!("expected KEY=VALUE, got '{text}'")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,20 +473,5 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn a_head_limit_below_hyper_minimum_is_refused() {
-        assert_eq!(parse_header_bytes("8192"), Ok(8192));
-        assert!(parse_header_bytes("8191").unwrap_err().contains("below 8192"));
-        assert!(parse_header_bytes("lots").unwrap_err().contains("at least 8192"));
-    }
-
-    #[test]
-    fn depths_are_sorted_deduplicated_and_bounded() {
-        assert_eq!(parse_depths("4, 0,2,2"), Ok(Depths(vec![0, 2, 4])));
-        assert!(parse_depths("3").unwrap_err().contains("two distinct"));
-        assert!(parse_depths("1,x").unwrap_err().contains("'x'"));
-        assert!(parse_depths("1,100000").unwrap_err().contains("limit"));
     }
 }
