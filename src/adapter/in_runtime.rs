@@ -39,8 +39,8 @@ pub struct SyntheticRequest {
     pub method: Method,
     /// Path and query.
     pub path: String,
-    /// Its headers (a Host is added when missing, and a Content-Length
-    /// for a body that has none).
+    /// Its headers (a Host is added when missing, `127.0.0.1:PORT` as over
+    /// HTTP, and a Content-Length for a body that has none).
     pub headers: HeaderMap,
     /// Its body, given to the app whole; `None` for none.
     pub body: Option<Bytes>,
@@ -84,9 +84,19 @@ pub fn run(
         .enable_all()
         .build()
         .context("failed to start a tokio runtime")?;
+    // The app sees what it would see served over HTTP: a real port on
+    // loopback, held for the run (nothing is accepted on it), in its URL,
+    // `Host` and the host's port. With port 0 and a portless Host an app
+    // could tell it was being measured in the runtime and act otherwise.
+    let stand_in = std::net::TcpListener::bind("127.0.0.1:0").context("cannot take a loopback port")?;
+    let port = stand_in
+        .local_addr()
+        .context("cannot take a loopback port")?
+        .port();
+    let authority = format!("127.0.0.1:{port}");
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
-        let table = Rc::new(RequestTable::new(config, 0));
+        let table = Rc::new(RequestTable::new(config, port));
         let heap = Arc::new(HeapCounters::default());
         let (mut driver, _style) = load(spec, &table, &heap)
             .await
@@ -94,10 +104,10 @@ pub fn run(
         // A handler that never answers gets its 504, as when serving.
         let sweep = tokio::task::spawn_local(expire_handlers(table.clone()));
         let clock = ThreadCpuClock::CALLING_THREAD;
-        repeat(&mut driver, &table, request, warmup, check).await?;
+        repeat(&mut driver, &table, &authority, request, warmup, check).await?;
         let (cpu_before, heap_before) = (clock.read(), published(&heap, &mut driver));
         let started = Instant::now();
-        let requests = repeat(&mut driver, &table, request, duration, check).await?;
+        let requests = repeat(&mut driver, &table, &authority, request, duration, check).await?;
         let wall = started.elapsed();
         let cpu = clock
             .read()
@@ -132,11 +142,13 @@ fn published(heap: &HeapCounters, driver: &mut Driver) -> Option<HeapSnapshot> {
 async fn repeat(
     driver: &mut Driver,
     table: &RequestTable,
+    authority: &str,
     request: &SyntheticRequest,
     how_long: Duration,
     check: &mut dyn FnMut(Answer),
 ) -> anyhow::Result<u64> {
-    let authority = "127.0.0.1";
+    let host =
+        http::HeaderValue::from_str(authority).context("the stand-in authority is not a header value")?;
     let end = Instant::now() + how_long;
     let mut waiting: Vec<u32> = Vec::with_capacity(IN_FLIGHT);
     let mut answered = 0;
@@ -145,7 +157,7 @@ async fn repeat(
         while sending && waiting.len() < IN_FLIGHT {
             let mut headers = request.headers.clone();
             if !headers.contains_key(http::header::HOST) {
-                headers.insert(http::header::HOST, http::HeaderValue::from_static("127.0.0.1"));
+                headers.insert(http::header::HOST, host.clone());
             }
             if let Some(body) = &request.body {
                 // Frameworks decide whether a request has a body from its

@@ -328,3 +328,52 @@ fn serve_in_runtime_exits_1_when_answers_differ_from_the_expectation() {
     assert!(report["mismatches"].as_u64().unwrap() > 0, "{report:#}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("differed from the scenario's expectation"));
 }
+
+/// In the runtime the app sees the request it would see over HTTP: a URL
+/// and `Host` with a real loopback port. With port 0 and a portless Host an
+/// app could tell the in-runtime measurement apart and answer it otherwise
+/// (a faked figure); here one that tries gets the same answer both ways.
+#[test]
+fn an_app_cannot_tell_the_in_runtime_measurement_from_http() {
+    let dir = scratch("in-runtime-looks-like-http");
+    let scenario = dir.join("sniff.js");
+    std::fs::write(
+        &scenario,
+        "export const request = { method: 'GET', path: '/' };\n\
+         export const expect = { status: 200, body: 'http' };\n\
+         const looksServed = (request) => {\n\
+           const url = new URL(request.url);\n\
+           return url.port !== '' && url.port !== '0' && request.headers.get('host') === url.host;\n\
+         };\n\
+         export const apps = { s200: () => ({\n\
+           fetch: (request) => new Response(looksServed(request) ? 'http' : 'in-runtime'),\n\
+         }) };\n",
+    )
+    .expect("write the scenario");
+    let scenario = scenario.to_str().unwrap();
+    let over_http = fwbench(["check", "--scenario", scenario, "--frameworks", "s200"]);
+    assert!(
+        over_http.status.success(),
+        "{}",
+        String::from_utf8_lossy(&over_http.stdout)
+    );
+    let in_runtime = fwbench([
+        "serve",
+        "--framework",
+        "s200",
+        "--scenario",
+        scenario,
+        "--in-runtime",
+        "100ms",
+        "--in-runtime-warmup",
+        "20ms",
+    ]);
+    let line = String::from_utf8_lossy(&in_runtime.stdout);
+    assert!(
+        in_runtime.status.success(),
+        "{line} {}",
+        String::from_utf8_lossy(&in_runtime.stderr)
+    );
+    let report: Value = serde_json::from_str(line.trim()).expect("one JSON line");
+    assert_eq!(report["mismatches"], 0, "{report:#}");
+}
