@@ -13,6 +13,12 @@ pub enum Exit {
     Status(i32),
     /// A signal killed it.
     Signal(i32),
+    /// A server on another machine whose SSH session ended with ssh's own
+    /// status 255 and no exit line from the wrapper: the wrapper itself
+    /// was killed (a signal to the session's processes, the kernel's
+    /// out-of-memory killer) or the connection broke. Its own status is not
+    /// known.
+    SessionLost,
 }
 
 impl Exit {
@@ -41,6 +47,11 @@ impl fmt::Display for Exit {
         match *self {
             Exit::Status(code) => write!(f, "exited with status {code}"),
             Exit::Signal(signal) => write!(f, "was killed by signal {signal}{}", signal_name(signal)),
+            Exit::SessionLost => write!(
+                f,
+                "ended with its SSH session, which gave no exit status (ssh's 255: the session's processes \
+                 were killed, as by SIGKILL or the out-of-memory killer, or the connection broke)"
+            ),
         }
     }
 }

@@ -152,7 +152,11 @@ impl Launch {
     pub fn exit_of(&self, status: ExitStatus) -> Exit {
         match self {
             Launch::Local => Exit::of(status),
-            Launch::Remote(session) => session.exit.said().unwrap_or_else(|| Exit::of(status)),
+            Launch::Remote(session) => session.exit.said().unwrap_or(match status.code() {
+                // ssh's own failure, not the remote command's status.
+                Some(255) => Exit::SessionLost,
+                _ => Exit::of(status),
+            }),
         }
     }
 
@@ -199,5 +203,24 @@ mod tests {
         assert!(!line.take("a server's own message"));
         line.stderr_ended();
         assert_eq!(line.said(), Some(Exit::Signal(11)));
+    }
+
+    /// ssh's 255 with no exit line is the session lost, not a status the
+    /// server chose.
+    #[test]
+    fn a_remote_session_that_ends_with_255_and_no_exit_line_is_lost() {
+        use std::os::unix::process::ExitStatusExt;
+        let launch = Launch::remote(IpAddr::from([10, 0, 0, 2]));
+        if let Launch::Remote(session) = &launch {
+            session.exit.stderr_ended();
+        }
+        let lost = launch.exit_of(ExitStatus::from_raw(255 << 8));
+        assert_eq!(lost, Exit::SessionLost);
+        assert!(lost.to_string().contains("SSH session"), "{lost}");
+        assert_eq!(launch.exit_of(ExitStatus::from_raw(2 << 8)), Exit::Status(2));
+        assert_eq!(
+            Launch::Local.exit_of(ExitStatus::from_raw(255 << 8)),
+            Exit::Status(255)
+        );
     }
 }

@@ -67,7 +67,7 @@ impl NotStarted {
             self,
             NotStarted::Silent { .. }
                 | NotStarted::Ended {
-                    exit: Exit::Signal(_),
+                    exit: Exit::Signal(_) | Exit::SessionLost,
                     ..
                 }
         )
