@@ -1,7 +1,12 @@
 //! The framework × scenario matrix: which rows a run has, and why a row
 //! cannot run when it cannot.
 
+use std::sync::Arc;
+
+use super::runtimes::kit::Kit;
+use super::runtimes::{self, ForeignRuntime, RuntimeKind, RuntimeList};
 use crate::cli::MatrixArgs;
+use crate::framework_list::Mode;
 use crate::frameworks::{self, Framework, Serving};
 use crate::header_sets::HeaderSet;
 use crate::native;
@@ -37,6 +42,113 @@ pub struct MatrixRow<'a> {
     pub not_run: Option<NotRun>,
     /// An app row's project (`--app`), served as `fwbench serve DIR`.
     pub app: Option<&'a std::path::Path>,
+    /// For a runtime row, what serves it instead of fwbench.
+    pub foreign: Option<Foreign>,
+}
+
+/// What serves a runtime row (`hono@node`): the runtime, the directory it
+/// serves the app files from, and the framework whose app it serves.
+#[derive(Debug, Clone)]
+pub struct Foreign {
+    /// The runtime.
+    pub runtime: Arc<ForeignRuntime>,
+    /// The app files, written out.
+    pub kit: Arc<Kit>,
+    /// The framework (`hono`) whose scenario app is served.
+    pub base: &'static Framework,
+}
+
+/// One JS framework on one other runtime: its row's name (`hono@node`,
+/// a framework's in every report) and what serves it.
+pub struct RuntimeRow {
+    /// The row's framework: the base's serving under the row's name.
+    pub framework: &'static Framework,
+    /// What serves it.
+    pub foreign: Foreign,
+}
+
+/// The runtimes a matrix's JS rows are served by (`--runtime`).
+pub struct MatrixRuntimes {
+    /// Whether fwbench serves its own JS rows.
+    pub fwbench: bool,
+    /// The rows of the other runtimes found, framework-major per runtime.
+    pub rows: Vec<RuntimeRow>,
+    /// The other runtimes found, in the order asked.
+    pub found: Vec<Arc<ForeignRuntime>>,
+    /// Each runtime asked for and not found, with why.
+    pub missing: Vec<(RuntimeKind, String)>,
+}
+
+impl Default for MatrixRuntimes {
+    /// fwbench alone.
+    fn default() -> Self {
+        Self {
+            fwbench: true,
+            rows: Vec::new(),
+            found: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+}
+
+impl MatrixRuntimes {
+    /// Finds the runtimes `args` ask for (a missing one is reported once,
+    /// its rows left out) and, if any is found, writes the app files they
+    /// serve; one row per runtime found and JS framework of `frameworks`.
+    fn resolve(args: &MatrixArgs, frameworks: &[&'static Framework]) -> anyhow::Result<Self> {
+        let list: RuntimeList = args
+            .runtime
+            .parse()
+            .map_err(|error| anyhow::anyhow!("--runtime: {error}"))?;
+        let mut runtimes = MatrixRuntimes {
+            fwbench: list.fwbench,
+            ..MatrixRuntimes::default()
+        };
+        for kind in list.foreign {
+            let given = match kind {
+                RuntimeKind::Node => args.node.as_deref(),
+                RuntimeKind::Deno => args.deno.as_deref(),
+                RuntimeKind::Bun => args.bun.as_deref(),
+            };
+            match runtimes::find(kind, given) {
+                Ok(found) => runtimes.found.push(Arc::new(found)),
+                Err(why) => {
+                    eprintln!("fwbench: {} rows are skipped: {why}", kind.name());
+                    runtimes.missing.push((kind, why));
+                }
+            }
+        }
+        if runtimes.found.is_empty() {
+            return Ok(runtimes);
+        }
+        let kit = Arc::new(Kit::write()?);
+        for runtime in &runtimes.found {
+            for &base in frameworks
+                .iter()
+                .filter(|f| matches!(f.serving, Serving::Js { .. }))
+            {
+                // A row's name is a framework's in every report; each
+                // runtime row needs its own, for the life of the command.
+                let framework: &'static Framework = Box::leak(Box::new(Framework {
+                    name: Box::leak(format!("{}@{}", base.name, runtime.kind.name()).into_boxed_str()),
+                    serving: base.serving,
+                    about: Box::leak(
+                        format!("{} on {} {}", base.about, runtime.kind.name(), runtime.version)
+                            .into_boxed_str(),
+                    ),
+                }));
+                runtimes.rows.push(RuntimeRow {
+                    framework,
+                    foreign: Foreign {
+                        runtime: runtime.clone(),
+                        kit: kit.clone(),
+                        base,
+                    },
+                });
+            }
+        }
+        Ok(runtimes)
+    }
 }
 
 /// A user's app as a row (`--app`): its name, its project and the request.
@@ -141,6 +253,8 @@ pub struct Matrix {
     pub headers: Option<HeaderSet>,
     /// The app rows (`--app`), after the framework × scenario rows.
     pub apps: Vec<AppRow>,
+    /// The runtimes serving the JS rows (`--runtime`).
+    pub runtimes: MatrixRuntimes,
 }
 
 impl Matrix {
@@ -160,9 +274,14 @@ impl Matrix {
                 scenarios: Vec::new(),
                 headers: args.headers,
                 apps,
+                runtimes: MatrixRuntimes::default(),
             });
         }
-        let frameworks = frameworks::select(args.frameworks.as_deref())?;
+        let mut frameworks = frameworks::select(args.frameworks.as_deref())?;
+        let runtimes = MatrixRuntimes::resolve(args, &frameworks)?;
+        if !runtimes.fwbench {
+            frameworks.retain(|f| matches!(f.serving, Serving::Native(_)));
+        }
         let refs = scenarios(args.only.as_deref(), args.suite, &args.scenario)?
             .into_iter()
             .map(|source| source.with_headers(args.headers))
@@ -172,6 +291,7 @@ impl Matrix {
             scenarios: runtime.block_on(load(refs)),
             headers: args.headers,
             apps,
+            runtimes,
         })
     }
 
@@ -187,21 +307,37 @@ impl Matrix {
             .collect()
     }
 
-    /// Its rows, scenario-major.
+    /// Its rows, scenario-major: per scenario fwbench's and the native
+    /// rows, then the runtime rows.
     pub fn rows(&self) -> Vec<MatrixRow<'_>> {
-        let mut rows = rows(&self.frameworks, &self.scenarios);
+        let mut rows = Vec::new();
+        for scenario in &self.scenarios {
+            rows.extend(rows_for(&self.frameworks, scenario));
+            for runtime_row in &self.runtimes.rows {
+                let Some(mut row) = rows_for(&[runtime_row.framework], scenario).pop() else {
+                    continue;
+                };
+                if row.not_run.is_none() {
+                    row.not_run = runtime_not_run(&runtime_row.foreign, scenario);
+                }
+                row.foreign = Some(runtime_row.foreign.clone());
+                rows.push(row);
+            }
+        }
         rows.extend(self.apps.iter().map(|app| MatrixRow {
             framework: app.framework,
             scenario: &app.request,
             not_run: None,
             app: Some(app.path.as_path()),
+            foreign: None,
         }));
         rows
     }
 
-    /// The names of every row's framework, app rows' included.
+    /// The names of every row's framework, runtime and app rows' included.
     pub fn framework_names(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = self.frameworks.iter().map(|f| f.name).collect();
+        names.extend(self.runtimes.rows.iter().map(|row| row.framework.name));
         names.extend(self.apps.iter().map(|app| app.framework.name));
         names
     }
@@ -277,10 +413,38 @@ pub async fn load(refs: Vec<ScenarioRef>) -> Vec<LoadedScenario> {
     loaded
 }
 
-/// The rows for `frameworks` × `scenarios`, in scenario-major order.
-pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenario]) -> Vec<MatrixRow<'a>> {
+/// Why a runtime row cannot run where fwbench's row can: a scenario file
+/// (its imports resolve from its own directory, where the bundles are
+/// not), or hono-patched off Node (it is hono on @hono/node-server's Node
+/// classes; elsewhere it would be hono's row again).
+fn runtime_not_run(foreign: &Foreign, scenario: &LoadedScenario) -> Option<NotRun> {
+    if !scenario.builtin {
+        return Some(NotRun::Skipped(
+            "runtime rows serve fwbench's built-in scenarios (a scenario file's imports resolve from its own \
+             directory, where the bundled frameworks are not)"
+                .to_owned(),
+        ));
+    }
+    let node_classes = matches!(
+        foreign.base.serving,
+        Serving::Js {
+            mode: Mode::HonoNodeServer,
+            ..
+        }
+    );
+    (node_classes && foreign.runtime.kind != RuntimeKind::Node).then(|| {
+        NotRun::Skipped(format!(
+            "{} is hono on @hono/node-server's Node classes; on {} it would be the hono row again",
+            foreign.base.name,
+            foreign.runtime.kind.name()
+        ))
+    })
+}
+
+/// The rows for `frameworks` in `scenario`.
+pub fn rows_for<'a>(frameworks: &[&'static Framework], scenario: &'a LoadedScenario) -> Vec<MatrixRow<'a>> {
     let mut rows = Vec::new();
-    for scenario in scenarios {
+    {
         for &framework in frameworks {
             let not_run = match (&scenario.info, framework.serving) {
                 (Err(error), _) => Some(NotRun::Failed(format!("the scenario failed to load: {error}"))),
@@ -310,6 +474,7 @@ pub fn rows<'a>(frameworks: &[&'static Framework], scenarios: &'a [LoadedScenari
                 framework,
                 scenario,
                 not_run,
+                foreign: None,
             });
         }
     }

@@ -17,6 +17,8 @@
 //!   report records about the run.
 //! - `child.rs`: a child process's output, bounded in time and size (the
 //!   server machine's checks, the in-runtime runs).
+//! - `runtimes/`: `--runtime`, rows served by Node, Deno or Bun from the
+//!   app files written out (`kit.rs`) and started by js/launch/launch.mjs.
 //! - `remote.rs`: `--server-host`, the row servers on another machine over
 //!   SSH (checked before any row; its command built there, launched
 //!   through `launch.rs`).
@@ -40,6 +42,7 @@ mod progress;
 pub mod remote;
 pub mod row;
 mod run;
+pub mod runtimes;
 pub mod server;
 pub mod spec;
 mod telemetry;

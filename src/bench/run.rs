@@ -308,7 +308,11 @@ fn measure_in_runtime(
         let framework = &spec.framework;
         // An app row (`--app`) has no scenario app to serve in-process:
         // its cost is the row's own telemetry.
-        if *kind != RowKind::Js || spec.app.is_some() || cancel.load(Ordering::Relaxed) {
+        if *kind != RowKind::Js
+            || spec.app.is_some()
+            || spec.foreign.is_some()
+            || cancel.load(Ordering::Relaxed)
+        {
             continue;
         }
         if !report.row(framework, scenario).is_some_and(|r| r.is_ok()) {

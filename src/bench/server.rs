@@ -128,6 +128,14 @@ impl ServerProcess {
     /// Starts `fwbench serve` for `spec` and waits (up to `timeout`) until
     /// it listens.
     pub fn start(spec: &ServerSpec, timeout: Duration) -> Result<Self, StartError> {
+        if spec.foreign.is_some() {
+            // Another runtime's launcher: its own command, no telemetry.
+            let (command, launch) = spec.command(&[], None).map_err(|error| StartError {
+                seen: NotStarted::Spawn(error),
+                stderr_tail: String::new(),
+            })?;
+            return Self::spawn(command, launch)?.await_banner(timeout);
+        }
         let mut args: Vec<String> = vec!["serve".into(), "--port".into(), "0".into()];
         args.extend(spec.app_args());
         args.extend(["--workers".into(), spec.workers.to_string()]);

@@ -10,9 +10,12 @@ use std::sync::Arc;
 
 use super::cpus::cpu_set;
 use super::launch::Launch;
-use super::matrix::MatrixRow;
+use super::matrix::{Foreign, MatrixRow};
 use super::remote::ServerMachine;
+use super::runtimes::RuntimeKind;
 use super::telemetry;
+use crate::frameworks::Serving;
+use crate::scenario::ScenarioRef;
 
 /// What to start, and where.
 #[derive(Debug, Clone)]
@@ -39,6 +42,9 @@ pub struct ServerSpec {
     /// An app row's project (`--app`): served as `fwbench serve DIR`
     /// instead of a framework's scenario app.
     pub app: Option<std::path::PathBuf>,
+    /// A runtime row's runtime, and the scenario whose app it serves:
+    /// served by that runtime's launcher instead of `fwbench serve`.
+    pub foreign: Option<(Foreign, ScenarioRef)>,
 }
 
 impl ServerSpec {
@@ -63,6 +69,7 @@ impl ServerSpec {
             cpus,
             machine,
             app: row.app.map(std::path::Path::to_path_buf),
+            foreign: row.foreign.clone().map(|foreign| (foreign, source.clone())),
         }
     }
 
@@ -96,6 +103,14 @@ impl ServerSpec {
         args: &[String],
         telemetry: Option<OwnedFd>,
     ) -> Result<(Command, Launch), String> {
+        if let Some((foreign, scenario)) = &self.foreign {
+            if self.machine.is_some() {
+                return Err("runtime rows run on this machine only, not with --server-host".to_owned());
+            }
+            let mut command = foreign_command(foreign, scenario)?;
+            as_row_child(&mut command, &self.cpus, None);
+            return Ok((command, Launch::Local));
+        }
         match &self.machine {
             Some(machine) => {
                 let mut command = machine.command(args, &self.cpus);
@@ -112,6 +127,39 @@ impl ServerSpec {
             }
         }
     }
+}
+
+/// The command that serves `scenario`'s app for `foreign.base` on
+/// `foreign.runtime`: its launcher, from the kit, with the main module
+/// that builds the app as `fwbench serve` does.
+fn foreign_command(foreign: &Foreign, scenario: &ScenarioRef) -> Result<Command, String> {
+    let Serving::Js { factory, mode } = foreign.base.serving else {
+        return Err(format!(
+            "{} is a native row: no runtime serves it",
+            foreign.base.name
+        ));
+    };
+    let main = foreign
+        .kit
+        .main_module(scenario, foreign.base.name, factory, mode)?;
+    let runtime = &foreign.runtime;
+    let mut command = Command::new(&runtime.binary);
+    command
+        .args(runtime.kind.run_args())
+        .arg(foreign.kit.launcher())
+        .arg(mode.as_str())
+        .arg(main)
+        .current_dir(foreign.kit.dir())
+        // As fwbench serves an app (src/serve.rs).
+        .env("NODE_ENV", "production");
+    if runtime.kind == RuntimeKind::Deno {
+        // Deno's own cache inside the kit; no update check, no prompt.
+        command
+            .env("DENO_DIR", foreign.kit.dir().join("deno-dir"))
+            .env("DENO_NO_UPDATE_CHECK", "1")
+            .env("DENO_NO_PROMPT", "1");
+    }
+    Ok(command)
 }
 
 /// Sets up `command` as one of bench's row processes: pinned to `cpus`

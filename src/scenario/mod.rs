@@ -162,19 +162,41 @@ pub fn app_module(
 ) -> (ModuleSpecifier, String) {
     let url = ModuleSpecifier::parse(&format!("fwbench:///main/{}/{}.js", scenario.label(), framework))
         .expect("valid URL");
-    let code = format!(
+    let code = app_module_code(
+        scenario,
+        scenario.url.as_str(),
+        "fwbench:///runtime/scenario.js",
+        framework,
+        factory,
+        mode,
+    );
+    (url, code)
+}
+
+/// [`app_module`]'s code, with the scenario module imported from
+/// `scenario_url` and js/runtime/scenario.js from `builder_url` (another
+/// runtime's copies of them, for bench's runtime rows).
+pub fn app_module_code(
+    scenario: &ScenarioRef,
+    scenario_url: &str,
+    builder_url: &str,
+    framework: &str,
+    factory: &str,
+    mode: Mode,
+) -> String {
+    format!(
         "import * as scenario from {url};\n\
-         import {{ appFor }} from \"fwbench:///runtime/scenario.js\";\n\
+         import {{ appFor }} from {builder};\n\
          export default await appFor(scenario, {name}, \
          {{ name: {framework}, factory: {factory}, mode: {mode} }}, {options});\n",
-        url = json_string(scenario.url.as_str()),
+        url = json_string(scenario_url),
+        builder = json_string(builder_url),
         name = json_string(&scenario.name),
         framework = json_string(framework),
         factory = json_string(factory),
         mode = json_string(mode.as_str()),
         options = options_literal(scenario),
-    );
-    (url, code)
+    )
 }
 
 /// The options object handed to `appFor` and the describe step: `{}`,

@@ -65,6 +65,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
         scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
         headers: args.headers,
         apps: Vec::new(),
+        runtimes: Default::default(),
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
     eprintln!(

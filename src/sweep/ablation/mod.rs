@@ -70,6 +70,7 @@ pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime
         scenarios: tokio.block_on(matrix::load(variants(&source, &concerns))),
         headers: args.headers,
         apps: Vec::new(),
+        runtimes: Default::default(),
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
     eprintln!(
