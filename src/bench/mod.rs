@@ -12,7 +12,8 @@
 //!   up (start, validate, the typed [`RowFailure`]), for `check` and
 //!   `bench`.
 //! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
-//!   `cpu_time.rs` how busy and how held back the server was during it; `output.rs` the files
+//!   `cpu_time.rs` how busy and how held back the server was during it,
+//!   `memory.rs` its resident memory; `output.rs` the files
 //!   it writes; `machine.rs`, `clock.rs` what the
 //!   report records about the run.
 //! - `child.rs`: a child process's output, bounded in time and size (the
@@ -35,6 +36,7 @@ mod listening;
 mod machine;
 pub mod matrix;
 mod measure;
+mod memory;
 pub mod output;
 pub mod plan;
 mod probe;

@@ -16,11 +16,11 @@ use super::progress::Progress;
 use super::row::{self, RowFailure};
 use super::server::ServerProcess;
 use super::spec::ServerSpec;
-use super::{clock, cpus, in_runtime, machine, output};
+use super::{clock, cpus, in_runtime, machine, memory, output};
 use crate::cli::BenchArgs;
 use crate::load;
 use crate::outcome::Outcome;
-use crate::report::{printable, summary, BenchReport, Pinning, RowKind, StartupSplit};
+use crate::report::{printable, summary, BenchReport, Pinning, RowKind, RuntimeInfo, StartupSplit};
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
@@ -101,6 +101,17 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     report.warnings.extend(summary::held_back_warning(&report));
     report.warnings.extend(summary::idle_server_warning(&report));
     write_hdr_files(plan, &live, &mut report);
+    for row in &live {
+        let peak = row
+            .server
+            .local_pid()
+            .and_then(memory::resident)
+            .map(|r| r.peak_mib);
+        report
+            .row_mut(row.framework, &row.scenario, row.kind)
+            .note_memory(peak);
+    }
+    note_runtimes(plan, &mut report);
     let mut stopped = Vec::with_capacity(live.len());
     for row in live {
         row.server.stop();
@@ -112,6 +123,35 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     }
     report.header.wall_time_s = started.elapsed().as_secs_f64();
     Ok(MeasuredPlan { report, interrupted })
+}
+
+/// Records what served each row (`fwbench`, `node`, …, `native`) and the
+/// other runtimes' versions and binaries.
+fn note_runtimes(plan: &BenchPlan, report: &mut BenchReport) {
+    let runtimes = &plan.matrix.runtimes;
+    for row in &mut report.rows {
+        let foreign = runtimes.rows.iter().find(|r| r.framework.name == row.framework);
+        row.served_by = match (foreign, row.kind) {
+            (Some(foreign), _) => foreign.foreign.runtime.kind.name().to_owned(),
+            (None, RowKind::Js) => "fwbench".to_owned(),
+            (None, RowKind::Native) => "native".to_owned(),
+        };
+    }
+    report.runtimes = runtimes
+        .found
+        .iter()
+        .map(|runtime| RuntimeInfo {
+            name: runtime.kind.name().to_owned(),
+            version: runtime.version.clone(),
+            binary: runtime.binary.display().to_string(),
+            fetch_apps_served_by: runtime.kind.serves_fetch_apps_with().to_owned(),
+        })
+        .collect();
+    report.runtimes_missing = runtimes
+        .missing
+        .iter()
+        .map(|(kind, why)| format!("{}: {why}", kind.name()))
+        .collect();
 }
 
 /// The signal that cut the run short, for its messages.
@@ -276,7 +316,12 @@ fn measure_rounds(
                 // A run cut short by a signal is not a round.
                 Ok(measured) if measured.interrupted => return,
                 Ok(measured) => {
-                    let round = to_round(&measured, row.info.expect.status, load_threads, cpu, server);
+                    let mut round = to_round(&measured, row.info.expect.status, load_threads, cpu, server);
+                    round.rss_mib = row
+                        .server
+                        .local_pid()
+                        .and_then(memory::resident)
+                        .map(|r| r.now_mib);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);
                     match &mut row.histogram {

@@ -12,7 +12,7 @@
 
 use std::io::{self, Write};
 
-use super::model::{BenchReport, Round, RowKind, RowStatus};
+use super::model::{BenchReport, Round, Row, RowKind, RowStatus};
 use super::summary::Summary;
 
 /// The header line's columns, in order.
@@ -57,7 +57,15 @@ pub const COLUMNS: &[&str] = &[
     "server_p99_us",
     "tail_in_gc",
     "all_in_gc",
+    "runtime",
+    "rss_mib",
+    "steady_rss_mib",
+    "peak_rss_mib",
 ];
+
+/// The columns after the cost figures, which every line fills: what served
+/// the row and its memory (see [`tail`]).
+const TAIL_COLUMNS: usize = 4;
 
 /// Writes `report` as CSV to `out`.
 pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
@@ -82,14 +90,16 @@ pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
         ]
         .join(",");
         if row.rounds.is_empty() {
-            let empty = vec![""; COLUMNS.len() - 5];
-            writeln!(out, "{lead},{}", empty.join(","))?;
+            let mut fields = vec![String::new(); COLUMNS.len() - 5 - TAIL_COLUMNS];
+            fields.extend(tail(row, None));
+            writeln!(out, "{lead},{}", fields.join(","))?;
         }
         for round in &row.rounds {
             let mut fields = figures(round);
             fields.push(row_summary.client_bound.to_string());
             fields.push(round.server_wait.map_or(String::new(), |v| v.to_string()));
             fields.extend(cost_figures(round));
+            fields.extend(tail(row, Some(round)));
             writeln!(out, "{lead},{}", fields.join(","))?;
         }
     }
@@ -146,6 +156,18 @@ fn cost_figures(round: &Round) -> Vec<String> {
         field(time.map(|t| t.p99_us.to_string())),
         field(time.and_then(|t| t.tail_in_gc).map(|v| v.to_string())),
         field(time.and_then(|t| t.all_in_gc).map(|v| v.to_string())),
+    ]
+}
+
+/// What served the row, the round's resident set and the row's memory
+/// figures (empty where not measured).
+fn tail(row: &Row, round: Option<&Round>) -> [String; TAIL_COLUMNS] {
+    let optional = |value: Option<f64>| value.map_or(String::new(), |v| v.to_string());
+    [
+        quote(row.runtime()),
+        optional(round.and_then(|r| r.rss_mib)),
+        optional(row.memory.map(|m| m.steady_rss_mib)),
+        optional(row.memory.map(|m| m.peak_rss_mib)),
     ]
 }
 

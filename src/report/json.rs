@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::capped_read::{mib, read_capped, CappedReadError};
 
-use super::model::{BenchReport, Row, RunHeader, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION};
+use super::model::{BenchReport, Row, RunHeader, RuntimeInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION};
 use super::summary::{FrameworkSummary, RowSummary, Summary};
 
 /// What the JSON file holds: the report's fields, each row with its
@@ -32,6 +32,10 @@ struct Written<'a> {
     header_sets: &'a std::collections::BTreeMap<String, String>,
     frameworks: &'a [String],
     rows: Vec<WrittenRow<'a>>,
+    #[serde(skip_serializing_if = "<[RuntimeInfo]>::is_empty")]
+    runtimes: &'a [RuntimeInfo],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    runtimes_missing: &'a [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     warnings: &'a [String],
     summary: WrittenSummary<'a>,
@@ -62,6 +66,8 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
         header_sets,
         frameworks,
         rows,
+        runtimes,
+        runtimes_missing,
         warnings,
     } = report;
     let summary = Summary::of(report);
@@ -77,6 +83,8 @@ pub fn write_json(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
             .zip(&summary.rows)
             .map(|(row, summary)| WrittenRow { row, summary })
             .collect(),
+        runtimes,
+        runtimes_missing,
         warnings,
         summary: WrittenSummary {
             by_framework: &summary.by_framework,

@@ -9,7 +9,9 @@ present it, and `fwbench compare`.
 - `summary.rs`: [`Summary`], every derived figure (medians over rounds,
   ranks, ratio to hyper, `mw vs hello`, whether a row is client-bound),
   computed, never stored.
-- `text.rs`: the terminal report and its `--markdown` twin (same content).
+- `text.rs`: the terminal report and its `--markdown` twin (same content);
+  `fidelity.rs` its tables comparing the runtimes that served the JS rows
+  (`bench --runtime`).
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
 - `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).
 - `table.rs`, `format.rs`: the `Table` of text cells (aligned text or
@@ -39,6 +41,7 @@ mod anatomy_svg;
 pub mod compare;
 pub mod cost;
 mod csv;
+mod fidelity;
 mod format;
 mod json;
 pub mod merge;
@@ -54,8 +57,8 @@ pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
-    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowStatus, RunHeader,
-    ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
+    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowMemory, RowStatus,
+    RunHeader, RuntimeInfo, ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;

@@ -72,6 +72,14 @@ pub struct BenchReport {
     pub frameworks: Vec<String>,
     /// One entry per framework × scenario that was attempted.
     pub rows: Vec<Row>,
+    /// The runtimes other than fwbench's own that served rows
+    /// (`--runtime`), with their versions; empty when fwbench's alone did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runtimes: Vec<RuntimeInfo>,
+    /// Runtimes asked for and not found, with why (their rows were left
+    /// out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runtimes_missing: Vec<String>,
     /// Run-level warnings the writers print above the tables, e.g. "stopped
     /// by Ctrl-C after round 2 of 3" or "servers and load generator share
     /// CPUs".
@@ -228,6 +236,15 @@ pub struct Row {
     pub scenario: String,
     /// JS or native.
     pub kind: RowKind,
+    /// What served it: `fwbench` (its embedded runtime), `node`, `deno` or
+    /// `bun` (`--runtime`), or `native` (hyper, axum). Empty in reports
+    /// written before it was recorded: read it with [`Row::runtime`].
+    #[serde(default, rename = "runtime", skip_serializing_if = "String::is_empty")]
+    pub served_by: String,
+    /// The server's resident memory (its process, from /proc): absent for
+    /// a server on another machine, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<RowMemory>,
     /// Ok, or failed with the reason.
     pub status: RowStatus,
     /// Seconds from starting the row's server process to its first
@@ -250,6 +267,30 @@ pub struct Row {
     /// request served inside the runtime, no socket, no hyper.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_runtime: Option<InRuntimeCost>,
+}
+
+/// A runtime other than fwbench's own that served rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeInfo {
+    /// `node`, `deno` or `bun`.
+    pub name: String,
+    /// Its version, as it says (`26.12.1`).
+    pub version: String,
+    /// Its executable.
+    pub binary: String,
+    /// How it serves a fetch-style app (Node: @hono/node-server).
+    pub fetch_apps_served_by: String,
+}
+
+/// A row server's resident memory.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RowMemory {
+    /// Its resident set after each round, the median over the rounds: what
+    /// the server holds while serving.
+    pub steady_rss_mib: f64,
+    /// The highest its resident set has been, start-up included (the
+    /// kernel's high-water mark, after the last round).
+    pub peak_rss_mib: f64,
 }
 
 /// One timed round of one row.
@@ -304,6 +345,10 @@ pub struct Round {
     /// waiting for answers). Absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency_achieved: Option<f64>,
+    /// The server's resident set at the end of the round, MiB. Absent for
+    /// a server on another machine, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_mib: Option<f64>,
     /// What each request cost over the round: server and client CPU time,
     /// JS heap allocation and GC (anatomy.rs). Absent when the server's
     /// clocks could not be read, and in older reports.
@@ -336,6 +381,8 @@ impl BenchReport {
             header_sets: BTreeMap::new(),
             frameworks: Vec::new(),
             rows: Vec::new(),
+            runtimes: Vec::new(),
+            runtimes_missing: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -385,6 +432,8 @@ impl Row {
         Row {
             framework: framework.into(),
             scenario: scenario.into(),
+            served_by: String::new(),
+            memory: None,
             kind,
             status: RowStatus::Ok,
             startup_s: None,
@@ -410,6 +459,34 @@ impl Row {
         self.status = RowStatus::Failed {
             reason: reason.into(),
             stderr_tail,
+        };
+    }
+
+    /// What served it (see [`Row::served_by`]): for a report written
+    /// before that was recorded, `fwbench` for a JS row and `native`.
+    pub fn runtime(&self) -> &str {
+        match (self.served_by.as_str(), self.kind) {
+            ("", RowKind::Js) => "fwbench",
+            ("", RowKind::Native) => "native",
+            (runtime, _) => runtime,
+        }
+    }
+
+    /// The memory figures from its rounds' resident sets and the peak
+    /// `peak_mib` (none without either).
+    pub fn note_memory(&mut self, peak_mib: Option<f64>) {
+        let mut steady: Vec<f64> = self.rounds.iter().filter_map(|round| round.rss_mib).collect();
+        steady.sort_by(f64::total_cmp);
+        self.memory = match (steady.get(steady.len() / 2), peak_mib) {
+            (Some(&median), Some(peak)) => Some(RowMemory {
+                steady_rss_mib: if steady.len().is_multiple_of(2) {
+                    (steady[steady.len() / 2 - 1] + median) / 2.0
+                } else {
+                    median
+                },
+                peak_rss_mib: peak,
+            }),
+            _ => None,
         };
     }
 
@@ -457,6 +534,7 @@ impl Round {
             server_cpu: None,
             server_wait: None,
             concurrency_achieved: None,
+            rss_mib: None,
             cost: None,
         }
     }

@@ -18,6 +18,7 @@ under each table that has one gives the CPU shares behind it.
 use std::io::{self, Write};
 
 use super::anatomy;
+use super::fidelity::Fidelity;
 use super::format::{self, printable};
 use super::model::{BenchReport, MachineInfo, RowStatus, RunHeader, ServerHostInfo};
 use super::summary::{RowSummary, Summary, BASELINE};
@@ -60,6 +61,11 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         table.write_text("  ", out)?;
     }
     anatomy::write_anatomy(&summary, out)?;
+    for (title, table) in fidelity_tables(report, &summary) {
+        writeln!(out)?;
+        writeln!(out, "{title}")?;
+        table.write_text("  ", out)?;
+    }
     let failed = failures(report);
     if !failed.is_empty() {
         writeln!(out)?;
@@ -130,6 +136,12 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
             table.write_markdown(out)?;
         }
     }
+    for (title, table) in fidelity_tables(report, &summary) {
+        writeln!(out)?;
+        writeln!(out, "### {}", escape_inline(&title))?;
+        writeln!(out)?;
+        table.write_markdown(out)?;
+    }
     let failed = failures(report);
     if !failed.is_empty() {
         writeln!(out)?;
@@ -168,8 +180,51 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
     if let Some(line) = header_sets_line(report) {
         lines.push(line);
     }
+    lines.extend(report.runtimes.iter().map(|r| {
+        format!(
+            "runtime rows ({}@{}): {} {} ({}); fetch-style apps served by {}",
+            "framework", r.name, r.name, r.version, r.binary, r.fetch_apps_served_by
+        )
+    }));
+    lines.extend(
+        report
+            .runtimes_missing
+            .iter()
+            .map(|why| format!("runtime rows skipped: {why}")),
+    );
     lines.extend(report.warnings.iter().map(|w| format!("WARNING: {w}")));
     lines
+}
+
+/// The fidelity tables (fidelity.rs) with their titles, when JS rows ran
+/// on more than one runtime.
+fn fidelity_tables(report: &BenchReport, summary: &Summary) -> Vec<(String, Table)> {
+    let Some(fidelity) = Fidelity::of(report, summary) else {
+        return Vec::new();
+    };
+    let reference = fidelity.reference().to_owned();
+    let mut tables = vec![
+        (
+            format!(
+                "Runtime fidelity: each runtime's req/s and server µs/request as a ratio to {reference}'s"
+            ),
+            fidelity.ratio_table(),
+        ),
+        (
+            format!(
+                "Rank agreement with {reference} per scenario (Spearman's ρ over the frameworks both ran)"
+            ),
+            fidelity.rank_table(),
+        ),
+    ];
+    if let Some(chain) = fidelity.chain_table() {
+        tables.push((
+            "The mw chain per runtime: mw req/s over hello's, and its server µs/request (mw less hello)"
+                .to_owned(),
+            chain,
+        ));
+    }
+    tables
 }
 
 /// Where the servers ran when not here (`--server-host`), and how far away.
