@@ -315,6 +315,13 @@ fn measure_rounds(
             match measured {
                 // A run cut short by a signal is not a round.
                 Ok(measured) if measured.interrupted => return,
+                // A server that ended during the round: its figures are the
+                // load generator's errors against a closed port, not a
+                // round (they read as a slow ok row before).
+                Ok(_) if row.server.exited().is_some() => {
+                    let failure = RowFailure::of_round(&mut row.server, &anyhow::anyhow!("the server ended"));
+                    fail(report, row.framework, &row.scenario, row.kind, &failure);
+                }
                 Ok(measured) => {
                     let mut round = to_round(&measured, row.info.expect.status, load_threads, cpu, server);
                     round.rss_mib = row

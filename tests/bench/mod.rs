@@ -5,6 +5,7 @@
 mod anatomy;
 mod exit_status;
 mod headers;
+mod runtimes;
 mod sweep;
 
 use std::path::{Path, PathBuf};

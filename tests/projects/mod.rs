@@ -7,7 +7,7 @@
 //! a clear load error.
 
 mod bad;
-mod node;
+pub(crate) mod node;
 mod rows;
 mod served;
 
