@@ -58,13 +58,19 @@ pub struct Foreign {
     pub base: &'static Framework,
 }
 
-/// One JS framework on one other runtime: its row's name (`hono@node`,
-/// a framework's in every report) and what serves it.
+/// One JS framework, or one `--app` project, on one other runtime: its
+/// row's name (`hono@node`, a framework's in every report) and what serves
+/// it.
 pub struct RuntimeRow {
     /// The row's framework: the base's serving under the row's name.
     pub framework: &'static Framework,
     /// What serves it.
     pub foreign: Foreign,
+    /// For a project's row, its index in [`Matrix::apps`].
+    pub app: Option<usize>,
+    /// Why it does not run, when known before it starts (a project the
+    /// runtime cannot run as it is).
+    pub not_run: Option<NotRun>,
 }
 
 /// The runtimes a matrix's JS rows are served by (`--runtime`).
@@ -95,7 +101,11 @@ impl MatrixRuntimes {
     /// Finds the runtimes `args` ask for (a missing one is reported once,
     /// its rows left out) and, if any is found, writes the app files they
     /// serve; one row per runtime found and JS framework of `frameworks`.
-    fn resolve(args: &MatrixArgs, frameworks: &[&'static Framework]) -> anyhow::Result<Self> {
+    fn resolve(
+        args: &MatrixArgs,
+        frameworks: &[&'static Framework],
+        apps: &[AppRow],
+    ) -> anyhow::Result<Self> {
         let list: RuntimeList = args
             .runtime
             .parse()
@@ -122,11 +132,15 @@ impl MatrixRuntimes {
             return Ok(runtimes);
         }
         let kit = Arc::new(Kit::write()?);
+        let js = frameworks
+            .iter()
+            .filter(|f| matches!(f.serving, Serving::Js { .. }));
+        let bases: Vec<(&'static Framework, Option<usize>)> = js
+            .map(|&f| (f, None))
+            .chain(apps.iter().enumerate().map(|(i, a)| (a.framework, Some(i))))
+            .collect();
         for runtime in &runtimes.found {
-            for &base in frameworks
-                .iter()
-                .filter(|f| matches!(f.serving, Serving::Js { .. }))
-            {
+            for &(base, app) in &bases {
                 // A row's name is a framework's in every report; each
                 // runtime row needs its own, for the life of the command.
                 let framework: &'static Framework = Box::leak(Box::new(Framework {
@@ -137,6 +151,9 @@ impl MatrixRuntimes {
                             .into_boxed_str(),
                     ),
                 }));
+                let not_run = app
+                    .and_then(|index| runtimes::cannot_run_project(runtime.kind, &apps[index].path))
+                    .map(NotRun::Skipped);
                 runtimes.rows.push(RuntimeRow {
                     framework,
                     foreign: Foreign {
@@ -144,6 +161,8 @@ impl MatrixRuntimes {
                         kit: kit.clone(),
                         base,
                     },
+                    app,
+                    not_run,
                 });
             }
         }
@@ -268,24 +287,24 @@ impl Matrix {
             || args.only.is_some()
             || args.suite.is_some()
             || !args.scenario.is_empty();
-        if !apps.is_empty() && !builtin_asked {
-            return Ok(Self {
-                frameworks: Vec::new(),
-                scenarios: Vec::new(),
-                headers: args.headers,
-                apps,
-                runtimes: MatrixRuntimes::default(),
-            });
-        }
-        let mut frameworks = frameworks::select(args.frameworks.as_deref())?;
-        let runtimes = MatrixRuntimes::resolve(args, &frameworks)?;
+        let apps_alone = !apps.is_empty() && !builtin_asked;
+        let mut frameworks = if apps_alone {
+            Vec::new()
+        } else {
+            frameworks::select(args.frameworks.as_deref())?
+        };
+        let runtimes = MatrixRuntimes::resolve(args, &frameworks, &apps)?;
         if !runtimes.fwbench {
             frameworks.retain(|f| matches!(f.serving, Serving::Native(_)));
         }
-        let refs = scenarios(args.only.as_deref(), args.suite, &args.scenario)?
-            .into_iter()
-            .map(|source| source.with_headers(args.headers))
-            .collect();
+        let refs = if apps_alone {
+            Vec::new()
+        } else {
+            scenarios(args.only.as_deref(), args.suite, &args.scenario)?
+                .into_iter()
+                .map(|source| source.with_headers(args.headers))
+                .collect()
+        };
         Ok(Self {
             frameworks,
             scenarios: runtime.block_on(load(refs)),
@@ -313,7 +332,7 @@ impl Matrix {
         let mut rows = Vec::new();
         for scenario in &self.scenarios {
             rows.extend(rows_for(&self.frameworks, scenario));
-            for runtime_row in &self.runtimes.rows {
+            for runtime_row in self.runtimes.rows.iter().filter(|r| r.app.is_none()) {
                 let Some(mut row) = rows_for(&[runtime_row.framework], scenario).pop() else {
                     continue;
                 };
@@ -324,13 +343,26 @@ impl Matrix {
                 rows.push(row);
             }
         }
-        rows.extend(self.apps.iter().map(|app| MatrixRow {
-            framework: app.framework,
-            scenario: &app.request,
-            not_run: None,
-            app: Some(app.path.as_path()),
-            foreign: None,
-        }));
+        for (index, app) in self.apps.iter().enumerate() {
+            if self.runtimes.fwbench {
+                rows.push(MatrixRow {
+                    framework: app.framework,
+                    scenario: &app.request,
+                    not_run: None,
+                    app: Some(app.path.as_path()),
+                    foreign: None,
+                });
+            }
+            for runtime_row in self.runtimes.rows.iter().filter(|r| r.app == Some(index)) {
+                rows.push(MatrixRow {
+                    framework: runtime_row.framework,
+                    scenario: &app.request,
+                    not_run: runtime_row.not_run.clone(),
+                    app: Some(app.path.as_path()),
+                    foreign: Some(runtime_row.foreign.clone()),
+                });
+            }
+        }
         rows
     }
 
@@ -338,7 +370,9 @@ impl Matrix {
     pub fn framework_names(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = self.frameworks.iter().map(|f| f.name).collect();
         names.extend(self.runtimes.rows.iter().map(|row| row.framework.name));
-        names.extend(self.apps.iter().map(|app| app.framework.name));
+        if self.runtimes.fwbench {
+            names.extend(self.apps.iter().map(|app| app.framework.name));
+        }
         names
     }
 }

@@ -107,7 +107,10 @@ impl ServerSpec {
             if self.machine.is_some() {
                 return Err("runtime rows run on this machine only, not with --server-host".to_owned());
             }
-            let mut command = foreign_command(foreign, scenario)?;
+            let mut command = match &self.app {
+                Some(project) => project_command(foreign, project)?,
+                None => foreign_command(foreign, scenario)?,
+            };
             as_row_child(&mut command, &self.cpus, None);
             return Ok((command, Launch::Local));
         }
@@ -154,6 +157,41 @@ fn foreign_command(foreign: &Foreign, scenario: &ScenarioRef) -> Result<Command,
         .env("NODE_ENV", "production");
     if runtime.kind == RuntimeKind::Deno {
         // Deno's own cache inside the kit; no update check, no prompt.
+        command
+            .env("DENO_DIR", foreign.kit.dir().join("deno-dir"))
+            .env("DENO_NO_UPDATE_CHECK", "1")
+            .env("DENO_NO_PROMPT", "1");
+    }
+    Ok(command)
+}
+
+/// The command that serves the `--app` project at `path` on
+/// `foreign.runtime`: its entry, started as that runtime starts it, with
+/// the kit's announce.mjs preloaded to say where it listens; PORT is 0 (the
+/// system picks the port) and NODE_ENV production, as fwbench serves it.
+fn project_command(foreign: &Foreign, path: &std::path::Path) -> Result<Command, String> {
+    let (root, entry) = super::runtimes::project_entry(path).map_err(|e| format!("{e:#}"))?;
+    let runtime = &foreign.runtime;
+    let preload = match runtime.kind {
+        RuntimeKind::Node => "--import",
+        RuntimeKind::Deno | RuntimeKind::Bun => "--preload",
+    };
+    let mut command = Command::new(&runtime.binary);
+    command
+        .args(
+            runtime
+                .kind
+                .run_args()
+                .iter()
+                .filter(|arg| !arg.starts_with("--node-modules-dir")),
+        )
+        .arg(preload)
+        .arg(foreign.kit.announcer())
+        .arg(entry)
+        .current_dir(root)
+        .env("PORT", "0")
+        .env("NODE_ENV", "production");
+    if runtime.kind == RuntimeKind::Deno {
         command
             .env("DENO_DIR", foreign.kit.dir().join("deno-dir"))
             .env("DENO_NO_UPDATE_CHECK", "1")

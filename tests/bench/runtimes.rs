@@ -268,3 +268,42 @@ fn every_js_framework_passes_check_on_node() {
         }
     }
 }
+
+/// An `--app` project gets a Node row too: its entry started by Node as
+/// `node DIR` starts it, with a preload that says where it listens.
+#[test]
+fn an_app_project_gets_a_node_row() {
+    let node = match node() {
+        Ok(node) => node,
+        Err(why) => {
+            eprintln!("SKIPPED an_app_project_gets_a_node_row: {why}");
+            return;
+        }
+    };
+    let dir = scratch("runtime-app-node");
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projects/express-cjs");
+    let (code, out) = fwbench_in(
+        &dir,
+        &[
+            "check",
+            "--runtime",
+            "fwbench,node",
+            "--node",
+            node.to_str().unwrap(),
+            "--app",
+            project.to_str().unwrap(),
+            "--request",
+            "GET /api/items",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}");
+    for name in ["express-cjs", "express-cjs@node"] {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().take(3).eq(["ok", "request", name])),
+            "{name}: {out}"
+        );
+    }
+    assert_eq!(kits_left(&dir), Vec::<String>::new());
+}

@@ -32,6 +32,9 @@ use crate::scenario::{self, ScenarioRef};
 /// The launcher every runtime starts (see the file).
 const LAUNCHER: &str = include_str!("../../../js/launch/launch.mjs");
 
+/// What a runtime preloads into an `--app` project (see the file).
+const ANNOUNCER: &str = include_str!("../../../js/launch/announce.mjs");
+
 /// The written-out directory; removed on drop.
 #[derive(Debug)]
 pub struct Kit {
@@ -69,6 +72,11 @@ impl Kit {
         self.dir.join("launch.mjs")
     }
 
+    /// The path of the script preloaded into an `--app` project.
+    pub fn announcer(&self) -> PathBuf {
+        self.dir.join("announce.mjs")
+    }
+
     fn fill(&self) -> anyhow::Result<()> {
         let copy = |embedded_prefix: &str, to: &str| -> anyhow::Result<()> {
             for path in embedded::paths_under(embedded_prefix) {
@@ -85,6 +93,7 @@ impl Kit {
             embedded::get("runtime/scenario.js").context("js/runtime/scenario.js is not embedded")?,
         )?;
         self.put("launch.mjs", LAUNCHER)?;
+        self.put("announce.mjs", ANNOUNCER)?;
         self.put("package.json", "{\"private\": true, \"type\": \"module\"}\n")?;
         for (package, exports) in packages(&embedded::vendor_manifest().specifiers) {
             let exports: serde_json::Map<String, serde_json::Value> = exports

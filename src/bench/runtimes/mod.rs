@@ -193,6 +193,39 @@ fn in_cache(kind: RuntimeKind) -> Option<PathBuf> {
     is_executable(&path).then_some(path)
 }
 
+/// An `--app` project as another runtime starts it: its directory (the
+/// working directory) and its entry file, as `node DIR` finds it.
+pub fn project_entry(path: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    use crate::engine::project::Project;
+    if path.is_file() {
+        return Ok((Project::root_of(path), path.to_path_buf()));
+    }
+    let project = Project::new(path, std::collections::BTreeMap::new())?;
+    Ok((path.to_path_buf(), project.entry()?))
+}
+
+/// Why `kind` cannot run the project at `path` as it is, if it cannot:
+/// Deno runs a CommonJS entry only in a package of `"type": "commonjs"`.
+pub fn cannot_run_project(kind: RuntimeKind, path: &Path) -> Option<String> {
+    use crate::engine::project::{Format, Project};
+    if kind != RuntimeKind::Deno {
+        return None;
+    }
+    let (root, entry) = project_entry(path).ok()?;
+    let project = Project::new(&root, std::collections::BTreeMap::new()).ok()?;
+    let declared = std::fs::read_to_string(root.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|package| package["type"] == "commonjs");
+    (project.format(&entry) == Format::CommonJs && !declared).then(|| {
+        format!(
+            "deno runs a CommonJS entry ({}) only in a package of \"type\": \"commonjs\" \
+             (https://docs.deno.com/go/commonjs); this project does not declare it",
+            entry.display()
+        )
+    })
+}
+
 /// `--runtime`: `fwbench` and foreign runtimes, each once, in the order
 /// given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,6 +306,23 @@ mod tests {
             .unwrap_err()
             .contains("unknown runtime 'jvm'"));
         assert!("".parse::<RuntimeList>().is_err());
+    }
+
+    #[test]
+    fn deno_is_not_given_a_commonjs_project_it_cannot_run_as_it_is() {
+        let projects = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projects");
+        let express = projects.join("express-cjs");
+        let why = cannot_run_project(RuntimeKind::Deno, &express).expect("a CommonJS entry");
+        assert!(
+            why.contains("server.js") && why.contains("\"type\": \"commonjs\""),
+            "{why}"
+        );
+        assert_eq!(cannot_run_project(RuntimeKind::Node, &express), None);
+        assert_eq!(cannot_run_project(RuntimeKind::Bun, &express), None);
+        assert_eq!(
+            cannot_run_project(RuntimeKind::Deno, &projects.join("fastify-esm")),
+            None
+        );
     }
 
     #[test]
