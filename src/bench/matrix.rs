@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::runtimes::kit::Kit;
 use super::runtimes::{self, ForeignRuntime, RuntimeKind, RuntimeList};
-use crate::cli::MatrixArgs;
+use crate::cli::{MatrixArgs, RuntimeArgs};
 use crate::framework_list::Mode;
 use crate::frameworks::{self, Framework, Serving};
 use crate::header_sets::HeaderSet;
@@ -100,9 +100,10 @@ impl Default for MatrixRuntimes {
 impl MatrixRuntimes {
     /// Finds the runtimes `args` ask for (a missing one is reported once,
     /// its rows left out) and, if any is found, writes the app files they
-    /// serve; one row per runtime found and JS framework of `frameworks`.
-    fn resolve(
-        args: &MatrixArgs,
+    /// serve; one row per runtime found and JS framework of `frameworks`
+    /// or project of `apps`.
+    pub fn resolve(
+        args: &RuntimeArgs,
         frameworks: &[&'static Framework],
         apps: &[AppRow],
     ) -> anyhow::Result<Self> {
@@ -293,7 +294,7 @@ impl Matrix {
         } else {
             frameworks::select(args.frameworks.as_deref())?
         };
-        let runtimes = MatrixRuntimes::resolve(args, &frameworks, &apps)?;
+        let runtimes = MatrixRuntimes::resolve(&args.runtimes, &frameworks, &apps)?;
         if !runtimes.fwbench {
             frameworks.retain(|f| matches!(f.serving, Serving::Native(_)));
         }

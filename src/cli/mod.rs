@@ -144,26 +144,9 @@ pub struct MatrixArgs {
     /// docs/header-sets.md lists each set.
     #[arg(long, value_name = "SET", value_parser = parse_header_set)]
     pub headers: Option<HeaderSet>,
-    /// The runtimes that serve each JS framework's rows, comma-separated:
-    /// fwbench (its embedded runtime), node, deno, bun. Another runtime
-    /// serves the same app files (fwbench's framework bundles and built-in
-    /// scenario modules, written to a private directory) as its own process,
-    /// as that runtime ordinarily serves such an app (node:http for
-    /// express and fastify; fetch-style apps by Deno.serve, Bun.serve, and
-    /// on Node by @hono/node-server); its rows are named `hono@node`. A
-    /// runtime that cannot be found is reported once and its rows skipped.
-    #[arg(long, value_name = "RUNTIME,...", default_value = "fwbench")]
-    pub runtime: String,
-    /// The node binary for `--runtime node` (default: on PATH, else
-    /// fwbench's runtime cache, ~/.cache/fwbench/runtimes).
-    #[arg(long, value_name = "PATH")]
-    pub node: Option<PathBuf>,
-    /// The deno binary for `--runtime deno` (default: as for --node).
-    #[arg(long, value_name = "PATH")]
-    pub deno: Option<PathBuf>,
-    /// The bun binary for `--runtime bun` (default: as for --node).
-    #[arg(long, value_name = "PATH")]
-    pub bun: Option<PathBuf>,
+    /// The runtimes that serve the JS rows (`--runtime`, `--node`, …).
+    #[command(flatten)]
+    pub runtimes: RuntimeArgs,
     /// Your app as a row (repeatable): an npm project's directory or its
     /// entry file, served as `fwbench serve` serves it (as on Node: its
     /// node_modules, CommonJS, TypeScript). `NAME=DIR` names the row (by
@@ -309,16 +292,45 @@ pub struct SweepArgs {
     /// whole, without each concern in turn and with none, in interleaved
     /// rounds; a concern's price is whole minus without it, paired by
     /// round, ± its 95% confidence interval (use --rounds 5 or more).
-    #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["scenario", "depths"])]
+    #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["scenario", "depths", "runtime", "node", "deno", "bun"])]
     pub ablate: Option<String>,
     /// The request header set the scenario's request carries besides its
     /// own headers: minimal, browser or api (as `bench --headers`).
     /// Default: the scenario's own `headerSet`, else minimal.
     #[arg(long, value_name = "SET", value_parser = parse_header_set)]
     pub headers: Option<HeaderSet>,
+    /// The runtimes that serve the JS rows (a depth sweep; `--ablate`
+    /// runs on fwbench's own).
+    #[command(flatten)]
+    pub runtimes: RuntimeArgs,
     /// How rows are measured and where the results go.
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+/// Which runtimes serve the JS rows, and where their binaries are.
+#[derive(Debug, Args)]
+pub struct RuntimeArgs {
+    /// The runtimes that serve each JS framework's rows, comma-separated:
+    /// fwbench (its embedded runtime), node, deno, bun. Another runtime
+    /// serves the same app files (fwbench's framework bundles and built-in
+    /// scenario modules, written to a private directory) as its own process,
+    /// as that runtime ordinarily serves such an app (node:http for
+    /// express and fastify; fetch-style apps by Deno.serve, Bun.serve, and
+    /// on Node by @hono/node-server); its rows are named `hono@node`. A
+    /// runtime that cannot be found is reported once and its rows skipped.
+    #[arg(long, value_name = "RUNTIME,...", default_value = "fwbench")]
+    pub runtime: String,
+    /// The node binary for `--runtime node` (default: on PATH, else
+    /// fwbench's runtime cache, ~/.cache/fwbench/runtimes).
+    #[arg(long, value_name = "PATH")]
+    pub node: Option<PathBuf>,
+    /// The deno binary for `--runtime deno` (default: as for --node).
+    #[arg(long, value_name = "PATH")]
+    pub deno: Option<PathBuf>,
+    /// The bun binary for `--runtime bun` (default: as for --node).
+    #[arg(long, value_name = "PATH")]
+    pub bun: Option<PathBuf>,
 }
 
 /// `fwbench check`

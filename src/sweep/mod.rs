@@ -29,7 +29,7 @@ pub use estimate::Estimate;
 pub use fit::{fit, ChainFit, FitError, Shape};
 pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 
-use crate::bench::matrix::{self, Matrix};
+use crate::bench::matrix::{self, Matrix, MatrixRuntimes};
 use crate::bench::{self, BenchPlan};
 use crate::cli::SweepArgs;
 use crate::frameworks;
@@ -60,17 +60,22 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
         );
     }
     let depths = &args.depths.0;
+    let mut frameworks = frameworks::select(args.frameworks.as_deref())?;
+    let runtimes = MatrixRuntimes::resolve(&args.runtimes, &frameworks, &[])?;
+    if !runtimes.fwbench {
+        frameworks.retain(|f| matches!(f.serving, frameworks::Serving::Native(_)));
+    }
     let matrix = Matrix {
-        frameworks: frameworks::select(args.frameworks.as_deref())?,
+        frameworks,
         scenarios: tokio.block_on(matrix::load(depths.iter().map(|&d| source.at_depth(d)).collect())),
         headers: args.headers,
         apps: Vec::new(),
-        runtimes: Default::default(),
+        runtimes,
     };
     let plan = BenchPlan::new(matrix, &args.run)?;
     eprintln!(
         "fwbench sweep: {} frameworks × {} depths, {} rounds of {:.1} s (+{:.1} s warm-up) each",
-        plan.matrix.frameworks.len(),
+        plan.matrix.framework_names().len(),
         depths.len(),
         plan.rounds,
         plan.duration.as_secs_f64(),

@@ -307,3 +307,51 @@ fn an_app_project_gets_a_node_row() {
     }
     assert_eq!(kits_left(&dir), Vec::<String>::new());
 }
+
+/// `sweep --runtime` fits the cost of a link on each runtime.
+#[test]
+fn sweep_fits_each_runtimes_rows() {
+    let node = match node() {
+        Ok(node) => node,
+        Err(why) => {
+            eprintln!("SKIPPED sweep_fits_each_runtimes_rows: {why}");
+            return;
+        }
+    };
+    let dir = scratch("runtime-sweep");
+    let out_dir = dir.join("out");
+    let (code, out) = fwbench_in(
+        &dir,
+        &[
+            "sweep",
+            "--runtime",
+            "fwbench,node",
+            "--node",
+            node.to_str().unwrap(),
+            "--frameworks",
+            "hono",
+            "--depths",
+            "0,1",
+            "--rounds",
+            "1",
+            "--duration",
+            "300ms",
+            "--warmup",
+            "100ms",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}");
+    let sweep = read_json(&out_dir.join("sweep.json"));
+    let names: Vec<&str> = sweep["frameworks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["framework"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hono", "hono@node"], "{sweep:#}");
+    let (code, out) = fwbench_in(&dir, &["sweep", "--ablate", "prod", "--runtime", "node"], &[]);
+    assert_eq!(code, 2, "{out}");
+}
