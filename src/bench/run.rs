@@ -131,10 +131,11 @@ fn note_runtimes(plan: &BenchPlan, report: &mut BenchReport) {
     let runtimes = &plan.matrix.runtimes;
     for row in &mut report.rows {
         let foreign = runtimes.rows.iter().find(|r| r.framework.name == row.framework);
-        row.served_by = match (foreign, row.kind) {
-            (Some(foreign), _) => foreign.foreign.runtime.kind.name().to_owned(),
-            (None, RowKind::Js) => "fwbench".to_owned(),
-            (None, RowKind::Native) => "native".to_owned(),
+        // Another runtime's name, else what Row::runtime says of fwbench's
+        // own and the native rows.
+        row.served_by = match foreign {
+            Some(foreign) => foreign.foreign.runtime.kind.name().to_owned(),
+            None => row.runtime().to_owned(),
         };
     }
     report.runtimes = runtimes

@@ -145,23 +145,16 @@ fn foreign_command(foreign: &Foreign, scenario: &ScenarioRef) -> Result<Command,
     let main = foreign
         .kit
         .main_module(scenario, foreign.base.name, factory, mode)?;
-    let runtime = &foreign.runtime;
-    let mut command = Command::new(&runtime.binary);
+    let mut command = runtime_command(foreign);
+    if foreign.runtime.kind == RuntimeKind::Deno {
+        // Bare imports from the kit's own node_modules.
+        command.arg("--node-modules-dir=manual");
+    }
     command
-        .args(runtime.kind.run_args())
         .arg(foreign.kit.launcher())
         .arg(mode.as_str())
         .arg(main)
-        .current_dir(foreign.kit.dir())
-        // As fwbench serves an app (src/serve.rs).
-        .env("NODE_ENV", "production");
-    if runtime.kind == RuntimeKind::Deno {
-        // Deno's own cache inside the kit; no update check, no prompt.
-        command
-            .env("DENO_DIR", foreign.kit.dir().join("deno-dir"))
-            .env("DENO_NO_UPDATE_CHECK", "1")
-            .env("DENO_NO_PROMPT", "1");
-    }
+        .current_dir(foreign.kit.dir());
     Ok(command)
 }
 
@@ -171,25 +164,28 @@ fn foreign_command(foreign: &Foreign, scenario: &ScenarioRef) -> Result<Command,
 /// system picks the port) and NODE_ENV production, as fwbench serves it.
 fn project_command(foreign: &Foreign, path: &std::path::Path) -> Result<Command, String> {
     let (root, entry) = super::runtimes::project_entry(path).map_err(|e| format!("{e:#}"))?;
-    let runtime = &foreign.runtime;
-    let preload = match runtime.kind {
+    let preload = match foreign.runtime.kind {
         RuntimeKind::Node => "--import",
         RuntimeKind::Deno | RuntimeKind::Bun => "--preload",
     };
-    let mut command = Command::new(&runtime.binary);
+    let mut command = runtime_command(foreign);
     command
-        .args(
-            runtime
-                .kind
-                .run_args()
-                .iter()
-                .filter(|arg| !arg.starts_with("--node-modules-dir")),
-        )
         .arg(preload)
         .arg(foreign.kit.announcer())
         .arg(entry)
         .current_dir(root)
-        .env("PORT", "0")
+        .env("PORT", "0");
+    Ok(command)
+}
+
+/// `foreign.runtime`'s binary with the arguments it runs a script with and
+/// the environment fwbench serves an app in (NODE_ENV production, as
+/// src/serve.rs; Deno's cache inside the kit, no update check, no prompt).
+fn runtime_command(foreign: &Foreign) -> Command {
+    let runtime = &foreign.runtime;
+    let mut command = Command::new(&runtime.binary);
+    command
+        .args(runtime.kind.run_args())
         .env("NODE_ENV", "production");
     if runtime.kind == RuntimeKind::Deno {
         command
@@ -197,7 +193,7 @@ fn project_command(foreign: &Foreign, path: &std::path::Path) -> Result<Command,
             .env("DENO_NO_UPDATE_CHECK", "1")
             .env("DENO_NO_PROMPT", "1");
     }
-    Ok(command)
+    command
 }
 
 /// Sets up `command` as one of bench's row processes: pinned to `cpus`

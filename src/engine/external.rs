@@ -87,6 +87,20 @@ impl ExternalBudget {
         taken.is_ok()
     }
 
+    /// [`try_reserve`](Self::try_reserve) for an op: past the limit, the
+    /// `RangeError` JS sees, naming `what` and both limits.
+    pub fn reserve(&self, bytes: usize, what: &str) -> Result<(), JsErrorBox> {
+        if self.try_reserve(bytes, what) {
+            return Ok(());
+        }
+        Err(JsErrorBox::range_error(format!(
+            "{what} of {bytes} bytes would take this worker past its {} MiB for memory outside the JS heap \
+             ({} bytes held; --max-heap-mb sets both limits)",
+            self.limit >> 20,
+            self.used()
+        )))
+    }
+
     /// Gives back `bytes` taken by [`try_reserve`](Self::try_reserve).
     pub fn release(&self, bytes: usize) {
         self.used.fetch_sub(bytes, Ordering::Relaxed);
@@ -124,9 +138,7 @@ impl CountedBytes {
     /// Reserves `bytes` (`what` names them for the refusal) from `budget`,
     /// or refuses with a `RangeError` past it.
     pub fn reserve(budget: &Arc<ExternalBudget>, bytes: Vec<u8>, what: &str) -> Result<Self, JsErrorBox> {
-        if !budget.try_reserve(bytes.len(), what) {
-            return Err(refusal(what, bytes.len(), budget));
-        }
+        budget.reserve(bytes.len(), what)?;
         Ok(Self(Box::new(Held {
             bytes,
             budget: budget.clone(),
@@ -283,9 +295,7 @@ pub fn op_fwbench_blob_create_part(
     #[buffer] data: JsBuffer,
 ) -> Result<String, JsErrorBox> {
     let budget = state.borrow::<Arc<ExternalBudget>>().clone();
-    if !budget.try_reserve(data.len(), "a Blob") {
-        return Err(refusal("a Blob", data.len(), &budget));
-    }
+    budget.reserve(data.len(), "a Blob")?;
     let part = CountedBlobPart {
         bytes: data.to_vec(),
         budget,
@@ -299,12 +309,9 @@ pub fn op_fwbench_blob_create_part(
 /// throws a `RangeError` past it.
 #[op2(fast)]
 pub fn op_fwbench_external_reserve(state: &mut OpState, #[number] bytes: usize) -> Result<(), JsErrorBox> {
-    let budget = state.borrow::<Arc<ExternalBudget>>();
-    if budget.try_reserve(bytes, "a SharedArrayBuffer") {
-        Ok(())
-    } else {
-        Err(refusal("a SharedArrayBuffer", bytes, budget))
-    }
+    state
+        .borrow::<Arc<ExternalBudget>>()
+        .reserve(bytes, "a SharedArrayBuffer")
 }
 
 /// Gives back what [`op_fwbench_external_reserve`] took, once the buffer is
@@ -312,15 +319,6 @@ pub fn op_fwbench_external_reserve(state: &mut OpState, #[number] bytes: usize) 
 #[op2(fast)]
 pub fn op_fwbench_external_release(state: &mut OpState, #[number] bytes: usize) {
     state.borrow::<Arc<ExternalBudget>>().release(bytes);
-}
-
-fn refusal(what: &str, bytes: usize, budget: &ExternalBudget) -> JsErrorBox {
-    JsErrorBox::range_error(format!(
-        "{what} of {bytes} bytes would take this worker past its {} MiB for memory outside the JS heap \
-         ({} bytes held; --max-heap-mb sets both limits)",
-        budget.limit >> 20,
-        budget.used()
-    ))
 }
 
 #[cfg(test)]

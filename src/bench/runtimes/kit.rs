@@ -141,11 +141,15 @@ impl Kit {
                 scenario.url
             ));
         };
-        let file_url = |path: &Path| format!("file://{}", path.display());
+        let file_url = |path: &Path| {
+            deno_core::ModuleSpecifier::from_file_path(path)
+                .map(String::from)
+                .map_err(|()| format!("{} cannot be a module URL", path.display()))
+        };
         let code = scenario::app_module_code(
             scenario,
-            &file_url(&self.dir.join(relative)),
-            &file_url(&self.dir.join("runtime/scenario.js")),
+            &file_url(&self.dir.join(relative))?,
+            &file_url(&self.dir.join("runtime/scenario.js"))?,
             framework,
             factory,
             mode,

@@ -36,11 +36,11 @@ impl RuntimeKind {
         }
     }
 
-    /// The arguments before the launcher's path: Deno runs it with every
-    /// permission, no lock file and the kit's own node_modules.
+    /// The arguments before a script's path: Deno runs it with every
+    /// permission and no lock file.
     pub fn run_args(self) -> &'static [&'static str] {
         match self {
-            RuntimeKind::Deno => &["run", "-A", "--no-lock", "--node-modules-dir=manual"],
+            RuntimeKind::Deno => &["run", "-A", "--no-lock"],
             RuntimeKind::Node | RuntimeKind::Bun => &[],
         }
     }
