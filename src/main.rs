@@ -68,6 +68,10 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
                 .map(|()| Outcome::Passed)
         }
         cli::Command::TestFile(args) => jstest::run_one(&args.file, &args.root).map(|()| Outcome::Passed),
+        cli::Command::RuntimeKit(args) => {
+            bench::runtimes::kit::export(args.dir, &args.scenario, &mut std::io::stdout().lock())
+                .map(|()| Outcome::Passed)
+        }
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }

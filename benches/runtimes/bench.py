@@ -46,6 +46,7 @@ import argparse
 import csv
 import datetime
 import http.client
+import json
 import os
 import platform
 import shlex
@@ -56,7 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -149,6 +150,12 @@ APPS = {
 }
 # Native hyper serves the built-in scenario of each path, not an app file.
 HYPER_APP = "hyper"
+# With --kit, the apps are fwbench's own scenario apps (scenarios/hello.js
+# and mw.js as each framework builds them), written out by the hidden
+# `fwbench runtime-kit` command exactly as `fwbench bench --runtime` serves
+# them; hello then sends the `accept` header its app reads, as bench does.
+KIT_APPS = ("hono", "express", "fastify", "elysia", "s200")
+KIT_HELLO = Route("hello", "/", headers=(("accept", "application/json"),))
 
 
 @dataclass
@@ -160,7 +167,17 @@ class Runtime:
     binary: str
     label: str = ""  # an fwbench build's short name (v8, quickjs) for ratio columns
 
-    def command(self, app, path, app_file, port):
+    def command(self, app, path, app_file, port, kit=None):
+        if kit is not None and app is not None:
+            # --kit: the scenario app fwbench bench's runtime rows serve.
+            mode, main, launcher = kit[(app.name, path.name)]
+            if self.family == "fwbench":
+                return [self.binary, "serve", "--framework", app.name, "--scenario", path.name,
+                        "--port", str(port), "--workers", "1"]
+            if self.family == "node":
+                return [self.binary, launcher, mode, main, str(port)]
+            return [self.binary, "run", "-A", "--no-lock", "--node-modules-dir=manual",
+                    launcher, mode, main, str(port)]
         if app is not None and app.project:
             if self.family == "fwbench":
                 return [self.binary, "serve", str(app.project_dir()), "--port", str(port), "--workers", "1"]
@@ -219,6 +236,9 @@ class Settings:
     scratch: Path = field(default_factory=Path)
     scratch_bundled: Path = field(default_factory=Path)
     cache: Path = field(default_factory=Path)
+    # --kit: (app, path) -> (mode, main module, launcher), and the kit's directory.
+    kit: dict = None
+    kit_dir: Path = field(default_factory=Path)
 
 
 def parse_seconds(text):
@@ -325,6 +345,20 @@ def make_scratch(apps):
     return scratch
 
 
+def write_kit(fwbench, where):
+    """Has `fwbench runtime-kit` write its scenario apps at `where`; returns
+    (framework, scenario) -> (mode, main module, launcher)."""
+    done = subprocess.run([fwbench, "runtime-kit", str(where), "--scenario", "hello,mw"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{fwbench} runtime-kit failed ({done.returncode}): {done.stderr.strip()}")
+    kit = {}
+    for line in done.stdout.splitlines():
+        row = json.loads(line)
+        kit[(row["framework"], row["scenario"])] = (row["mode"], row["main"], row["launcher"])
+    return kit
+
+
 def make_bundled_scratch(apps):
     """The app files again, where no node_modules is above them: fwbench
     serves them with the frameworks it bundles."""
@@ -426,9 +460,10 @@ class Server:
             # node_modules; its rows serve the frameworks it bundles (and their
             # startup snapshots), from a copy with no node_modules above it.
             app_file = settings.scratch_bundled / app.name / "app.js"
-        argv = ["taskset", "-c", settings.server_cpu] + runtime.command(app, path, app_file, port)
+        argv = ["taskset", "-c", settings.server_cpu] + runtime.command(app, path, app_file, port,
+                                                                         settings.kit)
         env = deno_env(settings.cache) if runtime.family == "deno" else None
-        cwd = settings.scratch
+        cwd = settings.kit_dir if settings.kit is not None else settings.scratch
         if app is not None and app.project:
             # A project on Node reads its port and mode where deployments
             # set them; fwbench gives the same two to the app itself.
@@ -611,9 +646,13 @@ def cells(apps, runtimes, hyper):
     for app in apps:
         for path in app.paths:
             out.append((app, path, [r for r in runtimes if app.serves_on(r)]))
-    for path in (HELLO, MW):
-        if any(path in app.paths for app in apps):
-            out.append((None, path, [hyper]))
+    hyper_paths = []
+    for app in apps:
+        for path in app.paths:
+            if path.name in (HELLO.name, MW.name) and path not in hyper_paths:
+                hyper_paths.append(path)
+    for path in hyper_paths:
+        out.append((None, path, [hyper]))
     return out
 
 
@@ -1024,6 +1063,10 @@ def main():
     parser.add_argument("--install", action="store_true",
                         help="only install the pinned Node and Deno into the cache and print Node's path "
                              "(the test command's set-up: tests compare apps with Node)")
+    parser.add_argument("--kit", action="store_true",
+                        help="serve fwbench's own scenario apps (hello, mw), written out by "
+                             "`fwbench runtime-kit` as `fwbench bench --runtime` serves them, "
+                             f"instead of the test fixtures (apps {','.join(KIT_APPS)})")
     parser.add_argument("--note", default="", help="a line about the conditions, for the result file")
     parser.add_argument("--out", help="result file (default benches/results/<date>-runtimes.txt)")
     parser.add_argument("--from-csv", metavar="CSV",
@@ -1035,6 +1078,12 @@ def main():
     if unknown:
         parser.error(f"unknown app(s) {', '.join(unknown)}; known: {', '.join(APPS)}")
     apps = [APPS[a] for a in args.apps.split(",")]
+    if args.kit:
+        outside = [a.name for a in apps if a.name not in KIT_APPS]
+        if outside:
+            parser.error(f"--kit serves {','.join(KIT_APPS)}; not {', '.join(outside)} "
+                         f"(give --apps {','.join(KIT_APPS)})")
+        apps = [replace(a, paths=(KIT_HELLO, MW)) for a in apps]
 
     settings = Settings(args.rounds, max(1, round(parse_seconds(args.duration))),
                         round(parse_seconds(args.warmup)),
@@ -1064,6 +1113,9 @@ def main():
     hyper = Runtime("hyper", "hyper", fwbenches[0].binary)
     settings.scratch = make_scratch(apps)
     settings.scratch_bundled = make_bundled_scratch(apps)
+    if args.kit:
+        settings.kit_dir = settings.scratch / "kit"
+        settings.kit = write_kit(fwbenches[0].binary, settings.kit_dir)
     ports = Ports(args.port)
     print(f"scratch (app copies, logs, raw.csv): {settings.scratch}", file=sys.stderr)
 
@@ -1081,6 +1133,9 @@ def main():
     body = report(apps, runtimes, hyper, fwbenches, kept, startups, failures, settings)
     head = machine_header(fwbenches, node, deno, settings)
     note = f"note: {args.note}\n" if args.note else ""
+    if args.kit:
+        note += ("apps: fwbench's scenario apps (hello, mw) as `fwbench bench --runtime` serves them, "
+                 "written out by `fwbench runtime-kit` (--kit)\n")
     text = f"{head}\n{note}{load_summary(raw.rows)}\n\n{body}\n"
     print(text)
     out = Path(args.out) if args.out else (

@@ -6,6 +6,9 @@
 //
 //   node launch.mjs MODE MAIN    deno run -A launch.mjs MODE MAIN    bun launch.mjs MODE MAIN
 //
+// (benches/runtimes/bench.py gives a PORT after MAIN; bench lets the
+// system pick one.)
+//
 // MAIN's default export is the app (built by runtime/scenario.js's appFor,
 // the same code fwbench serves); MODE is how fwbench serves it:
 //   node: a node:http request listener (express), or an object with
@@ -14,17 +17,19 @@
 //         Bun.serve on those; on Node, which has no fetch-style server,
 //         through @hono/node-server's serve(), as hono and other fetch apps
 //         run on Node.
-// It listens on 127.0.0.1, a port the system picks, and prints one banner
+// It listens on 127.0.0.1, on PORT or a port the system picks, and prints one banner
 // line in `fwbench serve`'s form (the address, and when the runtime was
 // ready and the app loaded, in ms since the process started), which bench
 // reads as it reads its own servers'.
 import { pathToFileURL } from 'node:url';
 
 const runtimeReady = performance.now();
-const [mode, main] = process.argv.slice(2);
+const [mode, main, portArg = '0'] = process.argv.slice(2);
 const hostname = '127.0.0.1';
-if (!['node', 'fetch', 'hono-node-server'].includes(mode) || !main) {
-  console.error('usage: launch.mjs node|fetch|hono-node-server MAIN');
+const port = Number(portArg);
+const validPort = Number.isInteger(port) && port >= 0 && port <= 65535;
+if (!['node', 'fetch', 'hono-node-server'].includes(mode) || !main || !validPort) {
+  console.error('usage: launch.mjs node|fetch|hono-node-server MAIN [PORT]');
   process.exit(2);
 }
 // What the app prints goes to stderr, so the banner is stdout's first line.
@@ -41,29 +46,29 @@ async function listen() {
       const server = createServer(app);
       await new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(0, hostname, resolve);
+        server.listen(port, hostname, resolve);
       });
       return server.address().port;
     }
     if (typeof app?.listen === 'function') {
-      await app.listen({ port: 0, host: hostname });
+      await app.listen({ port, host: hostname });
       return app.server.address().port;
     }
     throw new TypeError('a node-style app is a request listener or has listen()');
   }
   if (typeof app?.fetch !== 'function') throw new TypeError('a fetch-style app has fetch(request)');
   const fetch = (request) => app.fetch(request);
-  if (globalThis.Bun) return Bun.serve({ port: 0, hostname, fetch }).port;
+  if (globalThis.Bun) return Bun.serve({ port, hostname, fetch }).port;
   if (globalThis.Deno) {
     return await new Promise((resolve) => {
-      Deno.serve({ port: 0, hostname, onListen: ({ port }) => resolve(port) }, fetch);
+      Deno.serve({ port, hostname, onListen: ({ port }) => resolve(port) }, fetch);
     });
   }
   const { serve } = await import('@hono/node-server');
-  return await new Promise((resolve) => serve({ fetch, port: 0, hostname }, (info) => resolve(info.port)));
+  return await new Promise((resolve) => serve({ fetch, port, hostname }, (info) => resolve(info.port)));
 }
 
-const port = await listen();
+const listening = await listen();
 const runtime = globalThis.Bun
   ? `bun ${Bun.version}`
   : globalThis.Deno
@@ -71,7 +76,7 @@ const runtime = globalThis.Bun
     : `node ${process.version}`;
 const ms = (at) => at.toFixed(1);
 process.stdout.write(
-  `fwbench-launch serving ${main} (${mode} app) on http://${hostname}:${port}/ with 1 worker [${runtime}] ` +
+  `fwbench-launch serving ${main} (${mode} app) on http://${hostname}:${listening}/ with 1 worker [${runtime}] ` +
     `· started: runtime ready ${ms(runtimeReady)} ms, app loaded ${ms(appLoaded)} ms, ` +
     `banner ${ms(performance.now())} ms\n`,
 );

@@ -56,6 +56,9 @@ pub struct Foreign {
     pub kit: Arc<Kit>,
     /// The framework (`hono`) whose scenario app is served.
     pub base: &'static Framework,
+    /// Whether the runtime prints its collections for the GC columns
+    /// (runtimes::gc_trace; not with `--no-gc-trace`).
+    pub gc_trace: bool,
 }
 
 /// One JS framework, or one `--app` project, on one other runtime: its
@@ -161,6 +164,7 @@ impl MatrixRuntimes {
                         runtime: runtime.clone(),
                         kit: kit.clone(),
                         base,
+                        gc_trace: !args.no_gc_trace,
                     },
                     app,
                     not_run,

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -24,6 +24,7 @@ use super::banner::{self, LoadedAt};
 use super::exit::{Exit, WaitTimeout};
 use super::launch::Launch;
 use super::listening::listens_on;
+use super::runtimes::gc_trace::{self, GcTrace};
 use super::spec::ServerSpec;
 use super::telemetry::{TelemetryChannel, SERVER_FD};
 use crate::adapter::ServerSnapshot;
@@ -122,6 +123,8 @@ pub struct ServerProcess {
     loaded: Option<LoadedAt>,
     /// Here or on another machine.
     launch: Launch,
+    /// A Node or Deno row's collections, counted from its stdout.
+    gc_trace: Option<GcTrace>,
 }
 
 impl ServerProcess {
@@ -129,12 +132,18 @@ impl ServerProcess {
     /// it listens.
     pub fn start(spec: &ServerSpec, timeout: Duration) -> Result<Self, StartError> {
         if spec.foreign.is_some() {
-            // Another runtime's launcher: its own command, no telemetry.
+            // Another runtime's launcher: its own command; GC figures from
+            // V8's trace on its stdout where it prints one.
             let (command, launch) = spec.command(&[], None).map_err(|error| StartError {
                 seen: NotStarted::Spawn(error),
                 stderr_tail: String::new(),
             })?;
-            return Self::spawn(command, launch)?.await_banner(timeout);
+            let gc_trace = spec
+                .foreign
+                .as_ref()
+                .filter(|(foreign, _)| foreign.gc_trace && !gc_trace::flags(foreign.runtime.kind).is_empty())
+                .map(|_| GcTrace::default());
+            return Self::spawn(command, launch, gc_trace)?.await_banner(timeout);
         }
         let mut args: Vec<String> = vec!["serve".into(), "--port".into(), "0".into()];
         args.extend(spec.app_args());
@@ -158,21 +167,34 @@ impl ServerProcess {
             seen: NotStarted::Spawn(error),
             stderr_tail: String::new(),
         })?;
-        let mut server = Self::spawn(command, launch)?.await_banner(timeout)?;
+        let mut server = Self::spawn(command, launch, None)?.await_banner(timeout)?;
         server.telemetry = channel;
         Ok(server)
     }
 
     /// The server's heap and GC counters and request times now (see
-    /// [`TelemetryChannel::snapshot`]).
+    /// [`TelemetryChannel::snapshot`]); for a Node or Deno row, its GC
+    /// counters from V8's trace, with no request times.
     pub fn telemetry(&mut self) -> Option<ServerSnapshot> {
+        if let Some(trace) = &self.gc_trace {
+            return Some(ServerSnapshot {
+                heap: Some(trace.snapshot()),
+                latency: None,
+            });
+        }
         self.telemetry.as_mut()?.snapshot()
     }
 
     /// Runs `command` as launched by `launch`, reading its stderr (the
     /// tail kept, a remote wrapper's exit line taken out) and the first
-    /// line of its stdout, the banner, in threads of their own.
-    fn spawn(mut command: Command, mut launch: Launch) -> Result<Self, StartError> {
+    /// line of its stdout, the banner, in threads of their own; with
+    /// `gc_trace`, V8's trace lines on its stdout, before the banner and
+    /// after, are counted there.
+    fn spawn(
+        mut command: Command,
+        mut launch: Launch,
+        gc_trace: Option<GcTrace>,
+    ) -> Result<Self, StartError> {
         let spawned = Instant::now();
         let mut child = command
             .stdin(launch.stdin())
@@ -206,15 +228,8 @@ impl ServerProcess {
         }
         let (tx, rx) = std::sync::mpsc::channel();
         if let Some(out) = child.stdout.take() {
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(out);
-                let mut banner = String::new();
-                let _ = reader.read_line(&mut banner);
-                let _ = tx.send(banner);
-                // Keep draining so the child never blocks on a full pipe.
-                let mut sink = Vec::new();
-                let _ = reader.read_to_end(&mut sink);
-            });
+            let trace = gc_trace.clone();
+            std::thread::spawn(move || read_stdout(BufReader::new(out), &tx, trace.as_ref()));
         }
         Ok(ServerProcess {
             child,
@@ -225,6 +240,7 @@ impl ServerProcess {
             spawned,
             loaded: None,
             launch,
+            gc_trace,
         })
     }
 
@@ -353,6 +369,46 @@ impl ServerProcess {
     }
 }
 
+/// Reads a server's stdout: the banner, its first line, goes to `banner`;
+/// the rest is drained so the server never blocks on a full pipe.
+///
+/// With `trace`, every line is offered to it instead, and the banner is
+/// the launcher's line wherever it starts: V8 prints its trace through
+/// C's stdio, which flushes a pipe in blocks, not lines, so the launcher's
+/// one write can land in the middle of a trace line (the line's two halves
+/// are then one collection lost, before the banner).
+fn read_stdout(mut reader: impl BufRead, banner: &std::sync::mpsc::Sender<String>, trace: Option<&GcTrace>) {
+    let Some(trace) = trace else {
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = banner.send(line);
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        return;
+    };
+    let mut bytes = Vec::new();
+    let mut announced = false;
+    while reader.read_until(b'\n', &mut bytes).is_ok_and(|read| read > 0) {
+        let line = String::from_utf8_lossy(&bytes);
+        match line.find(LAUNCHER_BANNER).filter(|_| !announced) {
+            Some(start) => {
+                announced = true;
+                let _ = banner.send(line[start..].to_owned());
+            }
+            None => {
+                trace.note(&line);
+            }
+        }
+        bytes.clear();
+    }
+    if !announced {
+        // The end of stdout, as for a server with no trace.
+        let _ = banner.send(String::new());
+    }
+}
+
+/// How js/launch/launch.mjs's and announce.mjs's banners begin.
+const LAUNCHER_BANNER: &str = "fwbench-launch serving ";
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.terminate();
@@ -366,7 +422,51 @@ mod tests {
     fn sh(script: &str, timeout: Duration) -> Result<ServerProcess, StartError> {
         let mut command = Command::new("sh");
         command.args(["-c", script]);
-        ServerProcess::spawn(command, Launch::Local)?.await_banner(timeout)
+        ServerProcess::spawn(command, Launch::Local, None)?.await_banner(timeout)
+    }
+
+    #[test]
+    fn v8s_trace_lines_around_the_banner_are_counted_and_the_banner_found() {
+        let stdout = concat!(
+            "[1:0x1:0]  20 ms: Memory pool: Removed pages: 0, removed large pages: 0\n",
+            ", removed zone reservations: 0\n",
+            "[1:0x1:0]  23 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allocated\":1000}\n",
+            // A block of the trace flushed mid-line, the banner's write, the
+            // rest of the block.
+            "[1:0x1:0]  24 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allo",
+            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n",
+            "cated\":1000}\n",
+            "[1:0x1:0]  90 ms: GC: {\"pause\":0.25,\"gc\":\"s\",\"allocated\":4000}\n",
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let trace = GcTrace::default();
+        read_stdout(stdout.as_bytes(), &tx, Some(&trace));
+        assert_eq!(
+            rx.recv().unwrap(),
+            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n"
+        );
+        // The collection cut in two is lost; the others count.
+        let counted = trace.snapshot();
+        assert_eq!((counted.young_gcs, counted.allocated_bytes), (2, 5000));
+        assert_eq!(counted.young_gc_ns, 750_000);
+    }
+
+    #[test]
+    fn a_traced_server_that_never_announces_ends_with_its_stdout() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        read_stdout(
+            "[1:0x1:0]  23 ms: GC: {}\n".as_bytes(),
+            &tx,
+            Some(&GcTrace::default()),
+        );
+        assert_eq!(rx.recv().unwrap(), "");
+    }
+
+    #[test]
+    fn without_a_trace_the_first_line_is_the_banner_whatever_it_is() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        read_stdout("[1:0x1:0]  23 ms: GC: {}\nfwbench serve\n".as_bytes(), &tx, None);
+        assert_eq!(rx.recv().unwrap(), "[1:0x1:0]  23 ms: GC: {}\n");
     }
 
     /// A server that listens on a port of its own, says so in its banner,
@@ -380,7 +480,7 @@ mod tests {
         );
         let mut command = Command::new("python3");
         command.args(["-c", &script]);
-        ServerProcess::spawn(command, Launch::Local)?.await_banner(timeout)
+        ServerProcess::spawn(command, Launch::Local, None)?.await_banner(timeout)
     }
 
     #[test]

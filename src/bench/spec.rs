@@ -187,6 +187,9 @@ fn runtime_command(foreign: &Foreign) -> Command {
     command
         .args(runtime.kind.run_args())
         .env("NODE_ENV", "production");
+    if foreign.gc_trace {
+        command.args(super::runtimes::gc_trace::flags(runtime.kind));
+    }
     if runtime.kind == RuntimeKind::Deno {
         command
             .env("DENO_DIR", foreign.kit.dir().join("deno-dir"))

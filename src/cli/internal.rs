@@ -31,3 +31,14 @@ pub struct TestFileArgs {
     /// The directory its imports may reach.
     pub root: PathBuf,
 }
+
+/// `fwbench runtime-kit DIR` (internal: how benches/runtimes/bench.py
+/// serves on Node and Deno the same scenario apps bench's runtime rows do).
+#[derive(Debug, Args)]
+pub struct RuntimeKitArgs {
+    /// Where to write the kit; must not exist yet. It is left there.
+    pub dir: PathBuf,
+    /// The built-in scenarios to write a main module for, per framework.
+    #[arg(long, value_delimiter = ',', default_value = "hello,mw")]
+    pub scenario: Vec<String>,
+}

@@ -14,7 +14,7 @@ use crate::scenario::Suite;
 mod internal;
 mod parse;
 
-pub use internal::{DescribeScenarioArgs, TestFileArgs};
+pub use internal::{DescribeScenarioArgs, RuntimeKitArgs, TestFileArgs};
 use parse::{
     parse_app, parse_depths, parse_env_var, parse_header_bytes, parse_request_header, parse_request_line,
     parse_suite,
@@ -113,6 +113,11 @@ pub enum Command {
     /// `fwbench test` runs each file in a child process).
     #[command(hide = true)]
     TestFile(TestFileArgs),
+    /// Write the directory runtime rows serve from, kept, with a main
+    /// module per JS framework and scenario, and print them as JSON lines
+    /// (internal: what benches/runtimes/bench.py --kit serves).
+    #[command(hide = true)]
+    RuntimeKit(RuntimeKitArgs),
 }
 
 /// Which rows a command covers: frameworks × scenarios, and the request
@@ -331,6 +336,11 @@ pub struct RuntimeArgs {
     /// The bun binary for `--runtime bun` (default: as for --node).
     #[arg(long, value_name = "PATH")]
     pub bun: Option<PathBuf>,
+    /// Serve Node and Deno rows without V8's `--trace-gc-nvp`, which their
+    /// GC and allocation columns are read from (one line per collection on
+    /// the server's stdout); those columns then show `-`.
+    #[arg(long)]
+    pub no_gc_trace: bool,
 }
 
 /// `fwbench check`

@@ -127,12 +127,13 @@ pub fn write_anatomy(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What the anatomy columns mean.
-const LEGEND: [&str; 9] = [
+const LEGEND: [&str; 10] = [
     "Anatomy: CPU time per answered request over each round's window (warm-up excluded), so it holds",
     "  even when the client set the pace. server = user + sys of the row's process; in-runtime = the same",
     "  request served inside the runtime with no socket or hyper (the app and framework; server minus it",
     "  is the transport; ! = some answers were wrong); client = the load generator's. bytes/req and GC",
-    "  come from the JS engine's own hooks (V8 only; '-' where the engine or a native row has none);",
+    "  come from the JS engine's own hooks (V8 only; '-' where the engine or a native row has none); on",
+    "  @node and @deno rows from V8's --trace-gc-nvp lines (bytes counted at each collection; none on Bun);",
     "  GC share = GC pause time / server CPU time. p99 is the client's; server p99 times each request in",
     "  the server, from its parsed head to the app's answer; p99+ in GC = of the requests slower than the",
     "  server p99, the share a GC pause overlapped / the same share of all requests (a tail that is the",

@@ -11,7 +11,7 @@ use crate::projects::node::node;
 
 /// A stand-in for a runtime: `--version` prints `version`; otherwise it
 /// records its arguments in $STUB_ARGV_FILE, serves hello's answer on a
-/// port of its own, prints a banner in `fwbench serve`'s form and, with
+/// port of its own, prints a banner in the launcher's form and, with
 /// $STUB_DIE_AFTER set, exits with status 3 after that many requests.
 fn stub_runtime(dir: &Path, version: &str) -> PathBuf {
     let path = dir.join("stub-runtime");
@@ -44,7 +44,7 @@ class Hello(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
-print(f"stub serving on http://127.0.0.1:{{server.server_port}}/ with 1 worker [stub]", flush=True)
+print(f"fwbench-launch serving stub on http://127.0.0.1:{{server.server_port}}/ with 1 worker [stub]", flush=True)
 server.serve_forever()
 "#
         ),
@@ -120,9 +120,12 @@ fn a_runtime_row_serves_the_scenario_app_through_its_launcher_and_leaves_nothing
         .iter()
         .map(|a| a.as_str().unwrap())
         .collect();
-    assert!(argv[0].ends_with("/launch.mjs"), "{argv:?}");
-    assert_eq!(argv[1], "fetch", "{argv:?}");
-    assert!(argv[2].ends_with("/main/hello/hono.mjs"), "{argv:?}");
+    // Node is asked to print its collections (the GC columns), then runs
+    // the launcher with the app's style and main module.
+    assert_eq!(argv[0], "--trace-gc-nvp", "{argv:?}");
+    assert!(argv[1].ends_with("/launch.mjs"), "{argv:?}");
+    assert_eq!(argv[2], "fetch", "{argv:?}");
+    assert!(argv[3].ends_with("/main/hello/hono.mjs"), "{argv:?}");
     assert!(seen["cwd"].as_str().unwrap().contains("fwbench-kit-"), "{seen}");
     assert_eq!(kits_left(&dir), Vec::<String>::new());
 }
@@ -354,4 +357,108 @@ fn sweep_fits_each_runtimes_rows() {
     assert_eq!(names, ["hono", "hono@node"], "{sweep:#}");
     let (code, out) = fwbench_in(&dir, &["sweep", "--ablate", "prod", "--runtime", "node"], &[]);
     assert_eq!(code, 2, "{out}");
+}
+
+/// A Node row's allocation and GC figures come from V8's own trace lines
+/// (`--trace-gc-nvp`); with `--no-gc-trace` they are absent.
+#[test]
+fn a_node_row_has_gc_figures_from_v8s_trace() {
+    let node = match node() {
+        Ok(node) => node,
+        Err(why) => {
+            eprintln!("SKIPPED a_node_row_has_gc_figures_from_v8s_trace: {why}");
+            return;
+        }
+    };
+    let dir = scratch("runtime-node-gc");
+    let heap_of = |extra: &[&str], out_dir: &Path| {
+        let mut args = vec![
+            "bench",
+            "--runtime",
+            "node",
+            "--node",
+            node.to_str().unwrap(),
+            "--frameworks",
+            "hono",
+            "--only",
+            "mw",
+            "--rounds",
+            "1",
+            "--duration",
+            "1s",
+            "--warmup",
+            "300ms",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, out) = fwbench_in(&dir, &args, &[]);
+        assert_eq!(code, 0, "{out}");
+        let report = read_json(&out_dir.join("report.json"));
+        let row = report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["framework"] == "hono@node")
+            .cloned()
+            .unwrap_or_else(|| panic!("no hono@node row: {report:#}"));
+        row["summary"]["cost"]["heap"].clone()
+    };
+    let heap = heap_of(&[], &dir.join("traced"));
+    // hono's mw answer builds a Request, a context, headers and a
+    // rebuilt Response: kilobytes per request, and scavenges to match.
+    let bytes = heap["bytes_per_request"].as_f64().unwrap_or_default();
+    assert!(bytes > 500.0 && bytes < 1_000_000.0, "{heap:#}");
+    assert!(heap["young_gcs"].as_u64().unwrap_or_default() > 0, "{heap:#}");
+    assert!(heap["gc_share"].as_f64().unwrap_or(-1.0) > 0.0, "{heap:#}");
+    let untraced = heap_of(&["--no-gc-trace"], &dir.join("untraced"));
+    assert!(untraced.is_null(), "{untraced:#}");
+}
+
+/// `fwbench runtime-kit DIR` (what benches/runtimes/bench.py --kit uses)
+/// writes the kit where asked, keeps it, and names each main module.
+#[test]
+fn the_runtime_kit_is_written_where_asked_and_kept() {
+    let dir = scratch("runtime-kit-export");
+    let kit = dir.join("kit");
+    let (code, out) = fwbench_in(&dir, &["runtime-kit", kit.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("stderr:"))
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let js = fwbench::frameworks::FRAMEWORKS
+        .iter()
+        .filter(|f| matches!(f.serving, fwbench::frameworks::Serving::Js { .. }))
+        .count();
+    assert_eq!(lines.len(), 2 * js, "{out}");
+    for line in &lines {
+        assert!(Path::new(line["main"].as_str().unwrap()).is_file(), "{line}");
+        assert!(Path::new(line["launcher"].as_str().unwrap()).is_file(), "{line}");
+    }
+    let express_mw = lines
+        .iter()
+        .find(|l| l["framework"] == "express" && l["scenario"] == "mw")
+        .unwrap();
+    assert_eq!(express_mw["mode"], "node");
+    // A directory that exists is refused, not written into.
+    let (code, out) = fwbench_in(&dir, &["runtime-kit", kit.to_str().unwrap()], &[]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("must not exist yet"), "{out}");
+    // A scenario file is refused: the kit holds the built-in scenarios.
+    let (code, out) = fwbench_in(
+        &dir,
+        &[
+            "runtime-kit",
+            dir.join("kit2").to_str().unwrap(),
+            "--scenario",
+            "./my.js",
+        ],
+        &[],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(!dir.join("kit2").exists());
 }

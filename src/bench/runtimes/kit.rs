@@ -16,7 +16,9 @@
 //! Each package's `dist` is a link to the one bundle tree, so every runtime
 //! (which follow links to the real path) loads one copy of each module:
 //! hono and @hono/node-server share one Hono class, as in fwbench. The
-//! directory is private (0700) and removed when the kit is dropped.
+//! directory is private (0700) and removed when the kit is dropped, unless
+//! it was written for others to serve from ([`Kit::write_kept`], the
+//! hidden `fwbench runtime-kit DIR` that benches/runtimes/bench.py uses).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -35,14 +37,16 @@ const LAUNCHER: &str = include_str!("../../../js/launch/launch.mjs");
 /// What a runtime preloads into an `--app` project (see the file).
 const ANNOUNCER: &str = include_str!("../../../js/launch/announce.mjs");
 
-/// The written-out directory; removed on drop.
+/// The written-out directory; removed on drop unless kept.
 #[derive(Debug)]
 pub struct Kit {
     dir: PathBuf,
+    keep: bool,
 }
 
 impl Kit {
-    /// Writes a new kit under the system's temporary directory.
+    /// Writes a new kit under the system's temporary directory, removed
+    /// when dropped.
     pub fn write() -> anyhow::Result<Kit> {
         let dir = std::env::temp_dir().join(format!(
             "fwbench-kit-{}-{}",
@@ -51,14 +55,25 @@ impl Kit {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos())
         ));
+        Kit::write_at(dir, false)
+    }
+
+    /// Writes a kit at `dir`, which must not exist yet, and leaves it there
+    /// (a failed write is still removed).
+    pub fn write_kept(dir: PathBuf) -> anyhow::Result<Kit> {
+        Kit::write_at(dir, true)
+    }
+
+    fn write_at(dir: PathBuf, keep: bool) -> anyhow::Result<Kit> {
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+            .with_context(|| format!("cannot create {} (it must not exist yet)", dir.display()))?;
         // Dropped (and so removed) if writing fails half-way.
-        let kit = Kit { dir };
+        let mut kit = Kit { dir, keep: false };
         kit.fill()
             .with_context(|| format!("cannot write the runtime kit in {}", kit.dir.display()))?;
+        kit.keep = keep;
         Ok(kit)
     }
 
@@ -162,8 +177,51 @@ impl Kit {
 
 impl Drop for Kit {
     fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Writes a kept kit at `dir` with a main module for every JS framework in
+/// each built-in scenario of `scenarios`, and prints one JSON line per
+/// main module (`framework`, `scenario`, `mode`, `main`, and the kit's
+/// `launcher`), so that another tool serves the same bytes fwbench does:
+/// `node LAUNCHER MODE MAIN [PORT]` from the kit's directory.
+pub fn export(dir: PathBuf, scenarios: &[String], out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let scenarios = scenarios
+        .iter()
+        .map(|name| {
+            let scenario = scenario::resolve(name)?;
+            anyhow::ensure!(
+                scenario.root.is_none(),
+                "{name} is a scenario file; the kit holds the built-in scenarios ({})",
+                scenario::builtin_names().join(", ")
+            );
+            Ok(scenario)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let kit = Kit::write_kept(dir)?;
+    for scenario in &scenarios {
+        for framework in crate::framework_list::FRAMEWORKS {
+            let crate::framework_list::Serving::Js { factory, mode } = framework.serving else {
+                continue;
+            };
+            let main = kit
+                .main_module(scenario, framework.name, factory, mode)
+                .map_err(anyhow::Error::msg)?;
+            let line = serde_json::json!({
+                "framework": framework.name,
+                "scenario": scenario.label(),
+                "mode": mode.as_str(),
+                "main": main,
+                "launcher": kit.launcher(),
+            });
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
 }
 
 /// The bundled packages and their exports, from the manifest's bare

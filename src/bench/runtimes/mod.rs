@@ -6,6 +6,7 @@
 //! started there by a small launcher (js/launch/launch.mjs) that serves the
 //! app as that runtime ordinarily serves it.
 
+pub mod gc_trace;
 pub mod kit;
 
 use std::path::{Path, PathBuf};
