@@ -28,6 +28,11 @@ command -v node >/dev/null || missing+=(nodejs npm)
 # sshd for tests/remote/, which runs `bench --server-host` against a real
 # sshd in a network-namespace host (the OpenSSH client comes with it).
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+# Chromium for the tests only: tests/report/browser.rs opens report.html in
+# it (headless, over the DevTools pipe).
+if [ "${FWBENCH_BUILD_TESTS:-}" = 1 ]; then
+  command -v chromium >/dev/null || missing+=(chromium)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   step "installing system packages: ${missing[*]}"
   SUDO=""

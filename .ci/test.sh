@@ -62,6 +62,9 @@ fi
 # As root (CI), tests/remote/'s network-namespace hosts must be made:
 # a test that cannot make them fails instead of skipping.
 if [ "$(id -u)" -eq 0 ]; then export FWBENCH_REQUIRE_NETNS=1; fi
+# Likewise the browser test of the HTML report: setup.sh installed Chromium
+# as root, so a missing one is a failure there, not a skip.
+if [ "$(id -u)" -eq 0 ]; then export FWBENCH_REQUIRE_BROWSER=1; fi
 
 phase "cargo test ($PROFILE profile, engine $ENGINE), cargo clippy beside it"
 # The tests leave about a third of the two CPUs idle (they wait on servers

@@ -75,6 +75,9 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::Compare(args) => {
             report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
         }
+        cli::Command::Html(args) => {
+            report::html::run(&args, &mut std::io::stdout().lock()).map(|()| Outcome::Passed)
+        }
         cli::Command::Merge(args) => report::merge::run(&args, &mut std::io::stdout().lock()),
         cli::Command::K8sJob(args) => {
             k8s::run(&args, &mut std::io::stdout().lock()).map(|()| Outcome::Passed)

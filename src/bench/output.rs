@@ -1,5 +1,5 @@
 //! What a bench run writes: the tables on stdout and every file in the
-//! output directory (report.json, report.md, report.csv, chart.svg,
+//! output directory (report.html, report.json, report.md, report.csv, chart.svg,
 //! anatomy.svg when a row recorded its cost, and one HDR percentile file
 //! per row), plus the `--json` and `--csv` copies.
 
@@ -73,6 +73,7 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
     write_file(&out_dir.join("report.md"), &|w| report::write_markdown(report, w))?;
     write_file(&out_dir.join("report.csv"), &|w| report::write_csv(report, w))?;
     write_file(&out_dir.join("chart.svg"), &|w| report::write_svg(report, w))?;
+    write_file(&out_dir.join("report.html"), &|w| report::write_html(report, w))?;
     let mut anatomy = Vec::new();
     let anatomy_drawn = report::write_anatomy_svg(report, &mut anatomy)?;
     if anatomy_drawn {
@@ -85,7 +86,7 @@ pub fn write_reports(report: &BenchReport, plan: &BenchPlan) -> anyhow::Result<(
         write_file(path, &|w| report::write_csv(report, w))?;
     }
     println!(
-        "\nwall time {:.0} s; reports in {} (report.json, report.md, report.csv, chart.svg, {}hdr/)",
+        "\nwall time {:.0} s; reports in {} (report.html, report.json, report.md, report.csv, chart.svg, {}hdr/)",
         report.header.wall_time_s,
         out_dir.display(),
         if anatomy_drawn { "anatomy.svg, " } else { "" }

@@ -87,6 +87,9 @@ pub enum Command {
     /// overlap.
     #[command(after_help = EXIT_STATUS)]
     Compare(crate::report::CompareArgs),
+    /// Write the HTML report (report.html: one self-contained page, with
+    /// sortable tables and charts) of a report.json, e.g. an earlier run's.
+    Html(crate::report::html::HtmlArgs),
     /// Add several `fwbench load --json=FILE` reports (e.g. the segments of
     /// one load, `load --segment K/N`, run from several machines) into one:
     /// counts summed, latency histograms added exactly, req/s over the

@@ -127,7 +127,7 @@ pub fn write_anatomy(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What the anatomy columns mean.
-const LEGEND: [&str; 10] = [
+pub const LEGEND: [&str; 10] = [
     "Anatomy: CPU time per answered request over each round's window (warm-up excluded), so it holds",
     "  even when the client set the pace. server = user + sys of the row's process; in-runtime = the same",
     "  request served inside the runtime with no socket or hyper (the app and framework; server minus it",

@@ -36,7 +36,7 @@ const LEGEND_HEIGHT: u32 = 34;
 
 /// A part of a bar: its name in the legend and its colour.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Part {
+pub(super) enum Part {
     Kernel,
     Gc,
     App,
@@ -45,7 +45,8 @@ enum Part {
 }
 
 impl Part {
-    const ALL: [Part; 5] = [
+    /// Every part, in legend order.
+    pub(super) const ALL: [Part; 5] = [
         Part::App,
         Part::Gc,
         Part::Transport,
@@ -53,7 +54,8 @@ impl Part {
         Part::Kernel,
     ];
 
-    fn label(self) -> &'static str {
+    /// Its name in the legend.
+    pub(super) fn label(self) -> &'static str {
         match self {
             Part::App => "app + framework (in-runtime, less its GC)",
             Part::Gc => "GC pauses",
@@ -61,6 +63,12 @@ impl Part {
             Part::UserUnsplit => "user (no in-runtime figure)",
             Part::Kernel => "kernel (sys)",
         }
+    }
+
+    /// Its colour as CSS (`#4e79a7`), for the HTML report.
+    pub(super) fn hex(self) -> String {
+        let RGBColor(r, g, b) = self.color();
+        format!("#{r:02x}{g:02x}{b:02x}")
     }
 
     fn color(self) -> RGBColor {
@@ -132,12 +140,15 @@ fn drawing_error(error: impl std::fmt::Display) -> io::Error {
 }
 
 /// One row's bar: its label and parts.
-struct Bar {
-    label: String,
-    parts: Vec<(Part, f64)>,
+pub(super) struct Bar {
+    /// The row's framework name.
+    pub(super) label: String,
+    /// Its parts, in drawing order, µs per request.
+    pub(super) parts: Vec<(Part, f64)>,
 }
 
-fn bars(summary: &Summary, scenario: &str) -> Vec<Bar> {
+/// The bars of `scenario`'s rows that recorded a cost, in rank order.
+pub(super) fn bars(summary: &Summary, scenario: &str) -> Vec<Bar> {
     summary
         .ranked(scenario)
         .into_iter()

@@ -13,6 +13,8 @@ present it, and `fwbench compare`.
   `fidelity.rs` its tables comparing the runtimes that served the JS rows
   (`bench --runtime`).
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
+- `html/`: report.html, one self-contained page of the same tables with
+  interactive charts, and `fwbench html` that re-renders a report.json.
 - `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).
 - `table.rs`, `format.rs`: the `Table` of text cells (aligned text or
   markdown) and number formatting, shared by the writers.
@@ -43,6 +45,7 @@ pub mod cost;
 mod csv;
 mod fidelity;
 mod format;
+pub mod html;
 mod json;
 pub mod merge;
 pub mod model;
@@ -55,6 +58,7 @@ pub use anatomy_svg::write_anatomy_svg;
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
+pub use html::write_html;
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowMemory, RowStatus,

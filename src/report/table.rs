@@ -38,6 +38,18 @@ impl Table {
         }
     }
 
+    /// The column headers and alignments.
+    pub fn headers(&self) -> impl Iterator<Item = (&str, Align)> + '_ {
+        self.columns
+            .iter()
+            .map(|(header, align)| (header.as_str(), *align))
+    }
+
+    /// The rows of cells.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
     /// How many columns it has.
     pub fn columns(&self) -> usize {
         self.columns.len()

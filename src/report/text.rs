@@ -170,7 +170,7 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
 }
 
 /// The lines saying what ran where and how.
-fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
+pub(super) fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
     let rounds = format!(
         "up to {} round{} per row",
         summary.max_rounds,
@@ -198,7 +198,7 @@ fn about(report: &BenchReport, summary: &Summary) -> Vec<String> {
 
 /// The fidelity tables (fidelity.rs) with their titles, when JS rows ran
 /// on more than one runtime.
-fn fidelity_tables(report: &BenchReport, summary: &Summary) -> Vec<(String, Table)> {
+pub(super) fn fidelity_tables(report: &BenchReport, summary: &Summary) -> Vec<(String, Table)> {
     let Some(fidelity) = Fidelity::of(report, summary) else {
         return Vec::new();
     };
@@ -343,7 +343,7 @@ fn header_sets_line(report: &BenchReport) -> Option<String> {
 }
 
 /// The reference's table: one line per framework, one column per scenario.
-fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
+pub(super) fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
     let with_tax = summary.has_mw_vs_hello();
     let mut columns = vec![("framework", Align::Left), ("version", Align::Left)];
     columns.extend(summary.scenarios.iter().map(|s| (s.as_str(), Align::Right)));
@@ -385,14 +385,14 @@ fn framework_table(report: &BenchReport, summary: &Summary) -> Table {
 }
 
 /// How to read the per-scenario tables, said once above them.
-const SCENARIO_LEGEND: [&str; 3] = [
+pub(super) const SCENARIO_LEGEND: [&str; 3] = [
     "Per scenario, ranked by req/s: median [min–max] over rounds; p50 and p99 are medians over rounds;",
     "server µs/req = the server process's CPU time per answer (right even when the client set the pace);",
     "errors = transport errors + non-2xx + validation mismatches, summed over rounds.",
 ];
 
 /// One scenario's rows, ranked.
-fn scenario_table(summary: &Summary, scenario: &str) -> Table {
+pub(super) fn scenario_table(summary: &Summary, scenario: &str) -> Table {
     let vs = format!("vs {BASELINE}");
     let mut table = Table::new(&[
         ("rank", Align::Right),
@@ -435,11 +435,11 @@ fn scenario_table(summary: &Summary, scenario: &str) -> Table {
 }
 
 /// The start-up table's title: what its columns measure from.
-const STARTUP_TITLE: &str =
+pub(super) const STARTUP_TITLE: &str =
     "Start-up, from starting the row's server process: runtime ready → app loaded → first validated answer";
 
 /// Where each JS row's start-up went; `None` when no row's server said.
-fn startup_table(summary: &Summary) -> Option<Table> {
+pub(super) fn startup_table(summary: &Summary) -> Option<Table> {
     if summary.rows.iter().all(|row| row.startup_split.is_none()) {
         return None;
     }
@@ -472,14 +472,16 @@ fn client_bound_note<'a>(report: &BenchReport, rows: impl Iterator<Item = &'a Ro
 }
 
 /// One failed row, for the list below the tables.
-struct Failure<'a> {
+pub(super) struct Failure<'a> {
     /// `framework × scenario`.
-    row: String,
-    reason: &'a str,
-    stderr_tail: Option<&'a str>,
+    pub(super) row: String,
+    /// Why it failed.
+    pub(super) reason: &'a str,
+    /// The server's last stderr lines, if it wrote any.
+    pub(super) stderr_tail: Option<&'a str>,
 }
 
-fn failures(report: &BenchReport) -> Vec<Failure<'_>> {
+pub(super) fn failures(report: &BenchReport) -> Vec<Failure<'_>> {
     report
         .rows
         .iter()

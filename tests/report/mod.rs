@@ -4,6 +4,8 @@
 //! `UPDATE_EXPECTED=1 cargo test --release --test tests report::`), a JSON
 //! round-trip, load errors, and a well-formedness check of the SVG.
 
+mod html;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -2,9 +2,11 @@
 //! ephemeral port and talk to it with a small, real HTTP/1.1 client over
 //! TCP, run the other commands (with [`bench()`] and [`sweep()`] building
 //! the arguments of a short run), and ([`servers`]) in-process servers for
-//! the load generator's tests.
+//! the load generator's tests, and ([`browser`]) a headless Chromium for
+//! the HTML report's.
 
 pub mod bench;
+pub mod browser;
 pub mod servers;
 
 pub use bench::{bench, sweep, BenchArgs};

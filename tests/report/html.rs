@@ -1,0 +1,192 @@
+//! The HTML report: one file that names nothing outside itself, and, opened
+//! in a real browser (headless Chromium over the DevTools protocol,
+//! tests/support/browser.rs), loads with no error and no network request,
+//! draws every chart, ranks as the report does, sorts, and shows a hostile
+//! name as text. Each page's screenshot is kept beside it (the test prints
+//! where).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::bench::scratch;
+use crate::support::browser::{browser_required, Browser};
+use crate::support::{bench::bench, fwbench};
+
+/// Chromium, or the reason the test is skipped (a failure where a browser
+/// is required).
+fn chromium(test: &str) -> Option<std::path::PathBuf> {
+    match Browser::find() {
+        Ok(path) => Some(path),
+        Err(why) if browser_required() => panic!("{test}: FWBENCH_REQUIRE_BROWSER=1 but {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            None
+        }
+    }
+}
+
+fn file_url(path: &Path) -> String {
+    format!(
+        "file://{}",
+        path.canonicalize().expect("the page exists").display()
+    )
+}
+
+/// Opens `page` and checks what every report page must hold; returns the
+/// browser for the caller's own checks.
+fn open_checked(chrome: &Path, page: &Path, dir: &Path) -> Browser {
+    let mut browser = Browser::start(chrome, dir);
+    let url = file_url(page);
+    browser.open(&url);
+    let errors = browser.errors();
+    assert!(errors.is_empty(), "{}: {errors:#?}", page.display());
+    let elsewhere: Vec<String> = browser.requests().into_iter().filter(|r| r != &url).collect();
+    assert!(
+        elsewhere.is_empty(),
+        "{} asked the network for {elsewhere:?}",
+        page.display()
+    );
+    let sizes = browser.eval(
+        "Array.from(document.querySelectorAll('svg.chart')).map(s => { \
+           const r = s.getBoundingClientRect(); return [r.width, r.height]; })",
+    );
+    let sizes = sizes.as_array().expect("sizes");
+    assert!(!sizes.is_empty(), "{}: no chart", page.display());
+    for size in sizes {
+        assert!(
+            size[0].as_f64() > Some(0.0) && size[1].as_f64() > Some(0.0),
+            "{sizes:?}"
+        );
+    }
+    let shot = page.with_extension("png");
+    browser.screenshot(&shot);
+    eprintln!("screenshot of {}: {}", page.display(), shot.display());
+    browser
+}
+
+/// The framework that ranked first in `scenario`, as report.json says.
+fn top_of(report: &Value, scenario: &str) -> String {
+    report["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["scenario"] == scenario && r["summary"]["rank"] == 1)
+        .and_then(|r| r["framework"].as_str())
+        .expect("a rank-1 row")
+        .to_owned()
+}
+
+#[test]
+fn a_bench_report_renders_ranks_and_sorts_in_chromium() {
+    let Some(chrome) = chromium("a_bench_report_renders_ranks_and_sorts_in_chromium") else {
+        return;
+    };
+    let dir = scratch("report-html-browser");
+    let out = fwbench(
+        bench(&dir)
+            .frameworks("hono,express,hyper")
+            .only("hello,mw")
+            .duration("400ms")
+            .warmup("100ms"),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = dir.join("report.html");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let mut browser = open_checked(&chrome, &page, &dir);
+    // One latency plot per scenario and the anatomy bars of each.
+    let charts = browser.eval("document.querySelectorAll('svg.chart').length");
+    assert!(charts.as_u64() >= Some(4), "{charts}");
+    for (i, scenario) in ["hello", "mw"].iter().enumerate() {
+        let first = browser.eval(&format!(
+            "document.querySelector('#scenario-{i} table.ranking tbody tr').cells[1].textContent"
+        ));
+        assert_eq!(first, top_of(&report, scenario), "{scenario}");
+    }
+    // Sorting by framework orders the ranking by name, then the other way.
+    let names = |browser: &mut Browser| {
+        browser.eval(
+            "Array.from(document.querySelectorAll('#scenario-0 table.ranking tbody tr')) \
+               .map(r => r.cells[1].textContent)",
+        )
+    };
+    let before = names(&mut browser);
+    browser.eval("document.querySelectorAll('#scenario-0 table.ranking th')[1].click()");
+    let ascending = names(&mut browser);
+    let mut sorted: Vec<String> = serde_json::from_value(before.clone()).unwrap();
+    sorted.sort();
+    assert_eq!(ascending, serde_json::json!(sorted), "{before}");
+    browser.eval("document.querySelectorAll('#scenario-0 table.ranking th')[1].click()");
+    sorted.reverse();
+    assert_eq!(names(&mut browser), serde_json::json!(sorted));
+    // A legend checkbox hides its row's line.
+    let hidden = browser.eval(
+        "(() => { const box = document.querySelector('#scenario-0 input[data-toggle]'); \
+           box.click(); \
+           const line = Array.from(document.querySelectorAll('#scenario-0 g.series')) \
+             .find(g => g.dataset.series === box.dataset.toggle); \
+           return line.getBoundingClientRect().width === 0; })()",
+    );
+    assert_eq!(hidden, Value::Bool(true));
+}
+
+#[test]
+fn names_from_a_report_are_shown_as_text_never_run() {
+    let Some(chrome) = chromium("names_from_a_report_are_shown_as_text_never_run") else {
+        return;
+    };
+    let dir = scratch("report-html-hostile");
+    let out = fwbench(bench(&dir).frameworks("hono,hyper").only("hello"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The same report with a framework, a scenario and a warning that are
+    // markup, re-rendered by `fwbench html`.
+    let hostile_framework = "<script>document.body.dataset.pwned = 'script'</script>";
+    let hostile_scenario = "<img src=x onerror=\"document.body.dataset.pwned = 'img'\">";
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for row in report["rows"].as_array_mut().unwrap() {
+        if row["framework"] == "hono" {
+            row["framework"] = Value::from(hostile_framework);
+        }
+        row["scenario"] = Value::from(hostile_scenario);
+    }
+    report["scenarios"] = serde_json::json!([hostile_scenario]);
+    report["frameworks"] = serde_json::json!([hostile_framework, "hyper"]);
+    report["warnings"] =
+        serde_json::json!(["</script><script>document.body.dataset.pwned = 'warning'</script>"]);
+    let hostile = dir.join("hostile.json");
+    std::fs::write(&hostile, report.to_string()).unwrap();
+    let page = dir.join("hostile.html");
+    let out = fwbench(["html", hostile.to_str().unwrap(), "--out", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut browser = open_checked(&chrome, &page, &dir);
+    assert_eq!(browser.eval("document.body.dataset.pwned ?? null"), Value::Null);
+    let text = browser.eval("document.body.innerText");
+    let text = text.as_str().unwrap();
+    assert!(text.contains(hostile_framework), "{text}");
+    assert!(text.contains(hostile_scenario), "{text}");
+}
+
+#[test]
+fn the_page_is_one_file_that_names_nothing_outside_itself() {
+    let page = super::render(|out| fwbench::report::write_html(&super::fixture(), out));
+    assert!(page.starts_with("<!doctype html>"), "{}", &page[..80]);
+    for outside in ["src=", "href=\"http", "url(", "@import", "<link"] {
+        assert!(!page.contains(outside), "the page holds {outside}");
+    }
+    // Every scenario has its ranking, and the report's data is inline.
+    for scenario in &super::fixture().scenarios {
+        assert!(
+            page.contains(&format!("<h2>Scenario {scenario}</h2>")),
+            "{scenario}"
+        );
+    }
+    assert!(page.contains("id=\"report-data\""));
+    // A crafted report's strings are text: none opens an element.
+    let crafted = super::render(|out| fwbench::report::write_html(&super::crafted(), out));
+    assert!(
+        !crafted.contains("\u{1b}"),
+        "a control character reached the page"
+    );
+}
