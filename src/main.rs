@@ -7,8 +7,10 @@
 //! usage or set-up error (clap's own exit status for a bad flag, and every
 //! `Err` a command returns).
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Parser;
 use fwbench::cli;
 use fwbench::outcome::Outcome;
@@ -72,9 +74,7 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
             bench::runtimes::kit::export(args.dir, &args.scenario, &mut std::io::stdout().lock())
                 .map(|()| Outcome::Passed)
         }
-        cli::Command::Compare(args) => {
-            report::compare::run(&args, &mut std::io::stdout().lock()).map(Outcome::from)
-        }
+        cli::Command::Compare(args) => compare(&args),
         cli::Command::Html(args) => {
             report::html::run(&args, &mut std::io::stdout().lock()).map(|()| Outcome::Passed)
         }
@@ -83,6 +83,18 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
             k8s::run(&args, &mut std::io::stdout().lock()).map(|()| Outcome::Passed)
         }
     }
+}
+
+/// `fwbench compare`: the comparison on stdout, then as a page.
+fn compare(args: &report::CompareArgs) -> anyhow::Result<Outcome> {
+    let mut stdout = std::io::stdout().lock();
+    let (outcome, comparison) = report::compare::run_keeping(args, &mut stdout)?;
+    let page = args.html_path();
+    let mut html = Vec::new();
+    report::html::write_compare_html(&comparison, args.fail_below, &mut html)?;
+    std::fs::write(&page, html).with_context(|| format!("cannot write {}", page.display()))?;
+    writeln!(stdout, "\ncompare.html: {}", page.display())?;
+    Ok(outcome.into())
 }
 
 /// Whether `error` comes from writing to a closed pipe.

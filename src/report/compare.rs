@@ -43,6 +43,19 @@ pub struct CompareArgs {
     /// was ok in A failed in B (for CI).
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_below: Option<f64>,
+    /// Where to write the comparison as a page, compare.html (default:
+    /// beside B.json).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+impl CompareArgs {
+    /// Where compare.html goes: `--html`, else beside B.
+    pub fn html_path(&self) -> PathBuf {
+        self.html
+            .clone()
+            .unwrap_or_else(|| self.b.with_file_name("compare.html"))
+    }
 }
 
 /// Parses a percentage such as `5` or `5%` (0 to 100).
@@ -82,17 +95,22 @@ impl From<CompareOutcome> for crate::outcome::Outcome {
 
 /// the `--fail-below` gate. Errors name the file that could not be loaded.
 pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOutcome> {
+    run_keeping(args, out).map(|(outcome, _)| outcome)
+}
+
+/// [`run`], also returning the comparison (for its page).
+pub fn run_keeping(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<(CompareOutcome, Comparison)> {
     let a = load_json(&args.a)?;
     let b = load_json(&args.b)?;
     let comparison = Comparison::of(&a, &b);
     write(&comparison, Some((&args.a, &args.b)), out).context("writing the comparison")?;
     let Some(threshold) = args.fail_below else {
-        return Ok(CompareOutcome::Passed);
+        return Ok((CompareOutcome::Passed, comparison));
     };
     let regressed = comparison.regressions(threshold);
     if regressed.is_empty() {
         writeln!(out, "\nNo row regressed by more than {threshold}%.")?;
-        return Ok(CompareOutcome::Passed);
+        return Ok((CompareOutcome::Passed, comparison));
     }
     writeln!(out, "\nRegressed by more than {threshold}% (or newly failed):")?;
     for row in &regressed {
@@ -103,9 +121,8 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOut
             printable(&row.scenario)
         )?;
     }
-    Ok(CompareOutcome::Regressed {
-        rows: regressed.len(),
-    })
+    let rows = regressed.len();
+    Ok((CompareOutcome::Regressed { rows }, comparison))
 }
 
 /// Writes the comparison of `b` against the baseline `a` to `out`.

@@ -58,7 +58,7 @@ pub use anatomy_svg::write_anatomy_svg;
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
 pub use csv::{write_csv, COLUMNS as CSV_COLUMNS};
 pub use format::{printable, CLIENT_BOUND};
-pub use html::write_html;
+pub use html::{write_html, write_html_with, Lead};
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
     BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowMemory, RowStatus,

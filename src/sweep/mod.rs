@@ -90,6 +90,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
 /// How a sweep result is written.
 const WRITERS: output::Writers<SweepResult> = output::Writers {
     name: "sweep",
+    title: "Sweep: the cost of one more link, per framework",
     terminal: text::write_terminal,
     csv: text::write_csv,
     svg: svg::write_svg,

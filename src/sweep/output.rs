@@ -15,6 +15,8 @@ use crate::report::{BenchReport, RunHeader};
 pub(crate) struct Writers<R> {
     /// The stem of its files (`sweep` for sweep.json, sweep.csv, sweep.svg).
     pub name: &'static str,
+    /// Its section's title in report.html.
+    pub title: &'static str,
     /// Its tables, for the terminal.
     pub terminal: fn(&R, &mut dyn Write) -> io::Result<()>,
     /// Its CSV.
@@ -48,6 +50,17 @@ pub(crate) fn write_outputs<R: Serialize>(
     write_file(&out_dir.join("report.json"), &|out| {
         crate::report::write_json(report, out)
     })?;
+    let (mut svg, mut tables) = (Vec::new(), Vec::new());
+    (writers.svg)(result, &mut svg)?;
+    (writers.terminal)(result, &mut tables)?;
+    write_file(&out_dir.join("report.html"), &|out| {
+        let lead = crate::report::Lead {
+            title: writers.title,
+            svg: &String::from_utf8_lossy(&svg),
+            tables: &String::from_utf8_lossy(&tables),
+        };
+        crate::report::write_html_with(report, Some(lead), out)
+    })?;
     if let Some(path) = &plan.json {
         write_file(path, &json)?;
     }
@@ -55,7 +68,7 @@ pub(crate) fn write_outputs<R: Serialize>(
         write_file(path, &csv)?;
     }
     println!(
-        "\nwall time {:.0} s; results in {} ({name}.json, {name}.csv, {name}.svg, report.json, hdr/)",
+        "\nwall time {:.0} s; results in {} (report.html, {name}.json, {name}.csv, {name}.svg, report.json, hdr/)",
         header.wall_time_s,
         out_dir.display()
     );

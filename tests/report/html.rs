@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::bench::scratch;
 use crate::support::browser::{browser_required, Browser};
-use crate::support::{bench::bench, fwbench};
+use crate::support::{bench::bench, fwbench, sweep};
 
 /// Chromium, or the reason the test is skipped (a failure where a browser
 /// is required).
@@ -189,4 +189,84 @@ fn the_page_is_one_file_that_names_nothing_outside_itself() {
         !crafted.contains("\u{1b}"),
         "a control character reached the page"
     );
+}
+
+#[test]
+fn sweep_and_ablation_pages_lead_with_their_chart() {
+    let Some(chrome) = chromium("sweep_and_ablation_pages_lead_with_their_chart") else {
+        return;
+    };
+    let dir = scratch("report-html-sweep");
+    let sweep_dir = dir.join("sweep");
+    let out = fwbench(sweep(&sweep_dir).frameworks("hono").set("--depths", "0,2"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ablation_dir = dir.join("ablation");
+    let out = fwbench(
+        sweep(&ablation_dir)
+            .set("--ablate", "prod")
+            .frameworks("s200")
+            .rounds(2)
+            .connections(10),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (page_dir, title) in [(&sweep_dir, "Sweep"), (&ablation_dir, "Ablation")] {
+        let page = page_dir.join("report.html");
+        let mut browser = open_checked(&chrome, &page, &dir);
+        let lead = browser.eval(
+            "(() => { const s = document.querySelector('main section'); \
+               return [s.id, s.querySelector('h2').textContent, \
+                       s.querySelector('svg.chart').getBoundingClientRect().height]; })()",
+        );
+        assert_eq!(lead[0], "lead", "{lead}");
+        assert!(lead[1].as_str().unwrap().starts_with(title), "{lead}");
+        assert!(lead[2].as_f64() > Some(50.0), "{lead}");
+    }
+}
+
+#[test]
+fn a_compare_page_says_what_changed_before_what_regressed() {
+    let Some(chrome) = chromium("a_compare_page_says_what_changed_before_what_regressed") else {
+        return;
+    };
+    let dir = scratch("report-html-compare");
+    let out = fwbench(bench(&dir).frameworks("hono,hyper").only("hello"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // B: the same run with hono at half its rate and a new hono version.
+    let mut b: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    b["tool"]["framework_versions"]["hono"] = Value::from("9.9.9");
+    for row in b["rows"].as_array_mut().unwrap() {
+        if row["framework"] == "hono" {
+            for round in row["rounds"].as_array_mut().unwrap() {
+                let rps = round["rps_ok"].as_f64().unwrap();
+                round["rps_ok"] = Value::from(rps / 2.0);
+            }
+        }
+    }
+    let b_path = dir.join("b.json");
+    std::fs::write(&b_path, b.to_string()).unwrap();
+    let page = dir.join("compare.html");
+    let out = fwbench([
+        "compare",
+        dir.join("report.json").to_str().unwrap(),
+        b_path.to_str().unwrap(),
+        "--fail-below",
+        "5",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    // The gate fails on hono; the page is written all the same.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut browser = open_checked(&chrome, &page, &dir);
+    let order = browser.eval("Array.from(document.querySelectorAll('main section')).map(s => s.id)");
+    assert_eq!(order, serde_json::json!(["environment", "regressions", "rows"]));
+    let environment = browser.eval("document.querySelector('#environment').innerText");
+    assert!(
+        environment.as_str().unwrap().contains("framework hono: A 4.13.19, B 9.9.9"),
+        "{environment}"
+    );
+    let regressed = browser.eval(
+        "Array.from(document.querySelectorAll('#regressions tbody tr')).map(r => r.cells[0].textContent)",
+    );
+    assert_eq!(regressed, serde_json::json!(["hono"]));
 }

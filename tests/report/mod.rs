@@ -597,6 +597,7 @@ fn a_report_past_the_size_cap_is_refused() {
         a: good,
         b: PathBuf::from("/dev/zero"),
         fail_below: None,
+        html: None,
     };
     let error = report::compare::run(&args, &mut Vec::new()).expect_err("B is endless");
     assert!(format!("{error:#}").contains("/dev/zero"), "{error:#}");
@@ -678,6 +679,7 @@ fn control_characters_from_a_report_are_escaped() {
             a: a.clone(),
             b: b.clone(),
             fail_below: Some(1.0),
+            html: None,
         };
         let mut out = Vec::new();
         report::compare::run(&args, &mut out).expect("both load");
@@ -773,6 +775,7 @@ fn compare_gate_catches_slower_and_newly_failed_rows() {
         a: path_a.clone(),
         b: path_b.clone(),
         fail_below: None,
+        html: None,
     };
     let mut out = Vec::new();
     let outcome = report::compare::run(&args, &mut out).expect("both load");

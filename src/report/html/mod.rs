@@ -20,6 +20,7 @@ Every string from the report is escaped (escape.rs): a framework named
 */
 
 mod anatomy;
+mod compare;
 pub mod escape;
 mod latency;
 
@@ -33,6 +34,7 @@ use super::summary::Summary;
 use super::table::{Align, Table};
 use super::text;
 use super::BenchReport;
+pub use compare::write_compare_html;
 use escape::text as esc;
 
 /// The page's style: light and dark from the browser's preference, and a
@@ -49,6 +51,22 @@ pub(super) const COLORS: [&str; 10] = [
 
 /// Writes the HTML report of `report` to `out`.
 pub fn write_html(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
+    write_html_with(report, None, out)
+}
+
+/// What a command derived from the bench report puts first on its page:
+/// `sweep`'s fit per link, `sweep --ablate`'s price per concern.
+pub struct Lead<'a> {
+    /// Its section's title.
+    pub title: &'a str,
+    /// Its chart, an SVG document (sweep.svg, ablation.svg).
+    pub svg: &'a str,
+    /// Its tables as the terminal shows them.
+    pub tables: &'a str,
+}
+
+/// [`write_html`], with `lead` as the page's first section.
+pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut dyn Write) -> io::Result<()> {
     let summary = Summary::of(report);
     let mut page = Page::new(&format!("fwbench report · {}", report.header.started_at));
     page.raw("<header><h1>fwbench report</h1><ul class=\"about\">");
@@ -71,6 +89,9 @@ pub fn write_html(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     page.raw("</ul></header>");
 
     let mut nav = vec![("overview".to_owned(), "requests/s".to_owned())];
+    if let Some(lead) = &lead {
+        nav.insert(0, ("lead".to_owned(), lead.title.to_owned()));
+    }
     for (i, scenario) in summary.scenarios.iter().enumerate() {
         nav.push((format!("scenario-{i}"), scenario.clone()));
     }
@@ -80,6 +101,21 @@ pub fn write_html(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
     }
     page.raw("<li><a href=\"#anatomy\">anatomy</a></li></ul></nav><main>");
 
+    if let Some(lead) = &lead {
+        page.section("lead", lead.title);
+        // The chart is this program's own SVG (plotters escapes its text);
+        // the XML declaration, if any, cannot stand inside HTML.
+        let svg = lead.svg.trim_start();
+        let svg = match svg.strip_prefix("<?xml") {
+            Some(rest) => rest.split_once("?>").map_or(svg, |(_, after)| after.trim_start()),
+            None => svg,
+        };
+        page.raw("<figure class=\"plot inline-svg\">");
+        page.raw(&svg.replacen("<svg ", "<svg class=\"chart\" ", 1));
+        page.raw("</figure>");
+        page.raw(&format!("<pre class=\"tables\">{}</pre>", esc(lead.tables)));
+        page.end_section();
+    }
     page.section("overview", "Requests/s by framework (median over rounds)");
     page.table(&text::framework_table(report, &summary), "sortable");
     page.end_section();

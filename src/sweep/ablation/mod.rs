@@ -93,6 +93,7 @@ pub fn run(args: &SweepArgs, scenario_arg: &str, tokio: &tokio::runtime::Runtime
 /// How a ablation result is written.
 const WRITERS: output::Writers<AblationResult> = output::Writers {
     name: "ablation",
+    title: "Ablation: the price of each concern of the chain",
     terminal: text::write_terminal,
     csv: text::write_csv,
     svg: svg::write_svg,
