@@ -256,13 +256,21 @@ fn a_compare_page_says_what_changed_before_what_regressed() {
         page.to_str().unwrap(),
     ]);
     // The gate fails on hono; the page is written all the same.
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut browser = open_checked(&chrome, &page, &dir);
     let order = browser.eval("Array.from(document.querySelectorAll('main section')).map(s => s.id)");
     assert_eq!(order, serde_json::json!(["environment", "regressions", "rows"]));
     let environment = browser.eval("document.querySelector('#environment').innerText");
     assert!(
-        environment.as_str().unwrap().contains("framework hono: A 4.13.19, B 9.9.9"),
+        environment
+            .as_str()
+            .unwrap()
+            .contains("framework hono: A 4.13.19, B 9.9.9"),
         "{environment}"
     );
     let regressed = browser.eval(

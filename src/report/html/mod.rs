@@ -99,7 +99,12 @@ pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut d
     for (id, label) in &nav {
         page.raw(&format!("<li><a href=\"#{id}\">{}</a></li>", esc(label)));
     }
-    page.raw("<li><a href=\"#anatomy\">anatomy</a></li></ul></nav><main>");
+    page.raw("<li><a href=\"#anatomy\">anatomy</a></li>");
+    let fidelity = text::fidelity_tables(report, &summary);
+    if !fidelity.is_empty() {
+        page.raw("<li><a href=\"#runtimes\">runtimes</a></li>");
+    }
+    page.raw("</ul></nav><main>");
 
     if let Some(lead) = &lead {
         page.section("lead", lead.title);
@@ -168,7 +173,6 @@ pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut d
     }
     page.end_section();
 
-    let fidelity = text::fidelity_tables(report, &summary);
     if !fidelity.is_empty() {
         page.section("runtimes", "Runtimes");
         for (title, table) in &fidelity {
