@@ -88,12 +88,20 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
 /// `fwbench compare`: the comparison on stdout, then as a page.
 fn compare(args: &report::CompareArgs) -> anyhow::Result<Outcome> {
     let mut stdout = std::io::stdout().lock();
-    let (outcome, comparison) = report::compare::run_keeping(args, &mut stdout)?;
     let page = args.html_path();
     let mut html = Vec::new();
-    report::html::write_compare_html(&comparison, args.fail_below, &mut html)?;
+    let outcome = if args.is_history() {
+        let history = report::history::History::of(report::history::load_reports(&args.reports())?);
+        let outcome = report::history::write(&history, args.fail_below, &mut stdout)?;
+        report::html::write_history_html(&history, &mut html)?;
+        outcome
+    } else {
+        let (outcome, comparison) = report::compare::run_keeping(args, &mut stdout)?;
+        report::html::write_compare_html(&comparison, args.fail_below, &mut html)?;
+        outcome
+    };
     std::fs::write(&page, html).with_context(|| format!("cannot write {}", page.display()))?;
-    writeln!(stdout, "\ncompare.html: {}", page.display())?;
+    writeln!(stdout, "\npage: {}", page.display())?;
     Ok(outcome.into())
 }
 

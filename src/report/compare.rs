@@ -28,33 +28,67 @@ use super::model::BenchReport;
 use super::summary::{RowSummary, Summary};
 use super::table::{Align, Table};
 
-/// `fwbench compare A.json B.json [--fail-below PCT]`
+/// `fwbench compare A.json B.json [--fail-below PCT]`, or over more
+/// reports (or a directory of them) a history (history.rs).
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
     /// The baseline report, written by `fwbench bench --json A.json`. A
-    /// file larger than 64 MiB is refused unread (exit 2).
+    /// file larger than 64 MiB is refused unread (exit 2). Alone, a
+    /// directory: the history of the bench reports in it (its *.json and
+    /// */report.json).
     #[arg(value_name = "A.json")]
     pub a: PathBuf,
     /// The report to compare with the baseline (64 MiB at most, as A).
     #[arg(value_name = "B.json")]
-    pub b: PathBuf,
+    pub b: Option<PathBuf>,
+    /// More reports: A, B and these are then a history, put in the order
+    /// they were run; each row's last run is read against the median of
+    /// its earlier ones (and `--fail-below` gates on that).
+    #[arg(value_name = "MORE.json")]
+    pub more: Vec<PathBuf>,
     /// Exit with status 1 when a row of B is more than PCT percent slower
     /// than in A and the rounds' ranges do not overlap, or when a row that
     /// was ok in A failed in B (for CI).
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_below: Option<f64>,
-    /// Where to write the comparison as a page, compare.html (default:
-    /// beside B.json).
+    /// Where to write the comparison as a page (default: compare.html
+    /// beside B.json; for a history, history.html in the directory or
+    /// beside the last report named).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 }
 
 impl CompareArgs {
-    /// Where compare.html goes: `--html`, else beside B.
+    /// Whether these are a history (one directory, or three reports or
+    /// more) rather than B against A.
+    pub fn is_history(&self) -> bool {
+        self.b.is_none() || !self.more.is_empty()
+    }
+
+    /// Every report named, in the order given.
+    pub fn reports(&self) -> Vec<PathBuf> {
+        std::iter::once(self.a.clone())
+            .chain(self.b.clone())
+            .chain(self.more.iter().cloned())
+            .collect()
+    }
+
+    /// Where the page goes: `--html`, else compare.html beside B, or
+    /// history.html in A's directory (A being one) or beside the last.
     pub fn html_path(&self) -> PathBuf {
-        self.html
-            .clone()
-            .unwrap_or_else(|| self.b.with_file_name("compare.html"))
+        if let Some(path) = &self.html {
+            return path.clone();
+        }
+        if !self.is_history() {
+            let b = self.b.as_ref().unwrap_or(&self.a);
+            return b.with_file_name("compare.html");
+        }
+        let last = self.reports().pop().unwrap_or_else(|| self.a.clone());
+        if last.is_dir() {
+            last.join("history.html")
+        } else {
+            last.with_file_name("history.html")
+        }
     }
 }
 
@@ -100,10 +134,13 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<CompareOut
 
 /// [`run`], also returning the comparison (for its page).
 pub fn run_keeping(args: &CompareArgs, out: &mut dyn Write) -> anyhow::Result<(CompareOutcome, Comparison)> {
+    let Some(b_path) = args.b.as_ref().filter(|_| !args.is_history()) else {
+        anyhow::bail!("compare needs two reports, A and B (more, or a directory, are a history)");
+    };
     let a = load_json(&args.a)?;
-    let b = load_json(&args.b)?;
+    let b = load_json(b_path)?;
     let comparison = Comparison::of(&a, &b);
-    write(&comparison, Some((&args.a, &args.b)), out).context("writing the comparison")?;
+    write(&comparison, Some((&args.a, b_path)), out).context("writing the comparison")?;
     let Some(threshold) = args.fail_below else {
         return Ok((CompareOutcome::Passed, comparison));
     };

@@ -15,7 +15,8 @@ present it, and `fwbench compare`.
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
 - `html/`: report.html, one self-contained page of the same tables with
   interactive charts, and `fwbench html` that re-renders a report.json.
-- `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]).
+- `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]);
+  `history.rs` the same command over more reports, or a directory.
 - `table.rs`, `format.rs`: the `Table` of text cells (aligned text or
   markdown) and number formatting, shared by the writers.
 
@@ -45,6 +46,7 @@ pub mod cost;
 mod csv;
 mod fidelity;
 mod format;
+pub mod history;
 pub mod html;
 mod json;
 pub mod merge;

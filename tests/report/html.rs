@@ -278,3 +278,72 @@ fn a_compare_page_says_what_changed_before_what_regressed() {
     );
     assert_eq!(regressed, serde_json::json!(["hono"]));
 }
+
+#[test]
+fn a_directory_of_reports_is_a_history_gated_on_the_earlier_median() {
+    let dir = scratch("report-history");
+    let out = fwbench(bench(&dir).frameworks("hono,hyper").only("hello"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let base: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    // Three runs whose file names sort against their order: a.json is
+    // the last run (hono at half its rate), so the order must come from
+    // started_at, not the names.
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    for (file, started, hono_scale) in [
+        ("c.json", "2026-01-01T00:00:00Z", 1.0),
+        ("b.json", "2026-01-02T00:00:00Z", 1.1),
+        ("a.json", "2026-01-03T00:00:00Z", 0.5),
+    ] {
+        let mut report = base.clone();
+        report["started_at"] = Value::from(started);
+        for row in report["rows"].as_array_mut().unwrap() {
+            if row["framework"] == "hono" {
+                for round in row["rounds"].as_array_mut().unwrap() {
+                    let rps = round["rps_ok"].as_f64().unwrap();
+                    round["rps_ok"] = Value::from(rps * hono_scale);
+                }
+            }
+        }
+        std::fs::write(runs.join(file), report.to_string()).unwrap();
+    }
+    let out = fwbench(["compare", runs.to_str().unwrap(), "--fail-below", "20"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let order: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("2026-01-0"))
+        .map(|l| l.trim_end().rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(order, ["c.json", "b.json", "a.json"], "{stdout}");
+    assert!(
+        stdout.contains("Last run more than 20% under the earlier median (or failed):\n  hono × hello"),
+        "{stdout}"
+    );
+    // hyper did not move: not flagged, and -0.0% or so.
+    assert!(!stdout.contains("  hyper × hello"), "{stdout}");
+    let page = runs.join("history.html");
+    assert!(page.is_file(), "{stdout}");
+    let Some(chrome) = chromium("a_directory_of_reports_is_a_history_gated_on_the_earlier_median") else {
+        return;
+    };
+    let mut browser = open_checked(&chrome, &page, &dir);
+    let points = browser.eval("document.querySelectorAll('svg.history circle').length");
+    assert_eq!(points, Value::from(6), "two rows, three runs");
+}
+
+#[test]
+fn compare_of_one_report_says_it_needs_two() {
+    let dir = scratch("report-history-one");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lone = dir.join("only.json");
+    std::fs::write(&lone, "{}").unwrap();
+    let out = fwbench(["compare", lone.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("compare needs two reports or more"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

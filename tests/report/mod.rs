@@ -595,7 +595,8 @@ fn a_report_past_the_size_cap_is_refused() {
     std::fs::write(&good, render(|out| report::write_json(&fixture(), out))).expect("write A");
     let args = CompareArgs {
         a: good,
-        b: PathBuf::from("/dev/zero"),
+        b: Some(PathBuf::from("/dev/zero")),
+        more: Vec::new(),
         fail_below: None,
         html: None,
     };
@@ -677,7 +678,8 @@ fn control_characters_from_a_report_are_escaped() {
     for (a, b) in [(&clean, &path), (&path, &clean), (&path, &path)] {
         let args = CompareArgs {
             a: a.clone(),
-            b: b.clone(),
+            b: Some(b.clone()),
+            more: Vec::new(),
             fail_below: Some(1.0),
             html: None,
         };
@@ -773,7 +775,8 @@ fn compare_gate_catches_slower_and_newly_failed_rows() {
 
     let mut args = CompareArgs {
         a: path_a.clone(),
-        b: path_b.clone(),
+        b: Some(path_b.clone()),
+        more: Vec::new(),
         fail_below: None,
         html: None,
     };
@@ -798,7 +801,7 @@ fn compare_gate_catches_slower_and_newly_failed_rows() {
     let outcome = report::compare::run(&args, &mut out).expect("both load");
     assert_eq!(outcome, CompareOutcome::Regressed { rows: 1 });
 
-    args.b = dir.join("absent.json");
+    args.b = Some(dir.join("absent.json"));
     let error = report::compare::run(&args, &mut Vec::new()).expect_err("B is missing");
     assert!(format!("{error:#}").contains("absent.json"), "{error:#}");
 }

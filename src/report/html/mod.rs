@@ -22,6 +22,7 @@ Every string from the report is escaped (escape.rs): a framework named
 mod anatomy;
 mod compare;
 pub mod escape;
+mod history;
 mod latency;
 
 use std::io::{self, Write};
@@ -36,6 +37,7 @@ use super::text;
 use super::BenchReport;
 pub use compare::write_compare_html;
 use escape::text as esc;
+pub use history::write_history_html;
 
 /// The page's style: light and dark from the browser's preference, and a
 /// print layout.
