@@ -395,6 +395,14 @@ fn a_version_1_report_still_loads() {
     let back = report::parse_json(&value.to_string(), Path::new("v1.json")).expect("version 1 loads");
     assert_eq!(back.schema_version, 1);
     assert_eq!(back.rows, report.rows);
+    // Its page renders what it has and says what an older report lacks.
+    let page = render(|out| report::write_html(&back, out));
+    let note = format!(
+        "This report was written in schema 1 (this fwbench writes {})",
+        report::model::SCHEMA_VERSION
+    );
+    assert!(page.contains(&note), "{page}");
+    assert!(page.contains("<h2>Scenario hello</h2>"));
 }
 
 #[test]
