@@ -649,7 +649,9 @@ def cells(apps, runtimes, hyper):
     hyper_paths = []
     for app in apps:
         for path in app.paths:
-            if path.name in (HELLO.name, MW.name) and path not in hyper_paths:
+            # A project's own route may be named hello too; hyper serves
+            # only the built-in scenarios' requests.
+            if path in (HELLO, MW, KIT_HELLO) and path not in hyper_paths:
                 hyper_paths.append(path)
     for path in hyper_paths:
         out.append((None, path, [hyper]))
