@@ -84,7 +84,8 @@ pub enum Command {
     List,
     /// Compare two `fwbench bench --json` reports: per row and scenario the
     /// ratio B/A of median req/s, marked where the rounds' ranges don't
-    /// overlap.
+    /// overlap, also written as compare.html; over more reports (or a
+    /// directory of them), each row's history, written as history.html.
     #[command(after_help = EXIT_STATUS)]
     Compare(crate::report::CompareArgs),
     /// Write the HTML report (report.html: one self-contained page, with
