@@ -34,7 +34,12 @@ pub(crate) fn write_outputs<R: Serialize>(
     report: &BenchReport,
     plan: &BenchPlan,
 ) -> anyhow::Result<()> {
-    (writers.terminal)(result, &mut io::stdout().lock())?;
+    // The tables and the chart are rendered once: for the terminal and
+    // report.html, and for the .svg file and report.html.
+    let (mut tables, mut svg) = (Vec::new(), Vec::new());
+    (writers.terminal)(result, &mut tables)?;
+    (writers.svg)(result, &mut svg)?;
+    io::stdout().lock().write_all(&tables)?;
     let json = |out: &mut dyn Write| {
         serde_json::to_writer_pretty(&mut *out, result)?;
         writeln!(out)
@@ -44,15 +49,10 @@ pub(crate) fn write_outputs<R: Serialize>(
     let out_dir = &plan.out_dir;
     write_file(&out_dir.join(format!("{name}.json")), &json)?;
     write_file(&out_dir.join(format!("{name}.csv")), &csv)?;
-    write_file(&out_dir.join(format!("{name}.svg")), &|out| {
-        (writers.svg)(result, out)
-    })?;
+    write_file(&out_dir.join(format!("{name}.svg")), &|out| out.write_all(&svg))?;
     write_file(&out_dir.join("report.json"), &|out| {
         crate::report::write_json(report, out)
     })?;
-    let (mut svg, mut tables) = (Vec::new(), Vec::new());
-    (writers.svg)(result, &mut svg)?;
-    (writers.terminal)(result, &mut tables)?;
     write_file(&out_dir.join("report.html"), &|out| {
         let lead = crate::report::Lead {
             title: writers.title,

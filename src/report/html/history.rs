@@ -8,15 +8,19 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::escape::text as esc;
+use super::plot::Frame;
 use super::{Page, COLORS};
 use crate::report::history::{self, History, Series};
 
-const WIDTH: f64 = 760.0;
-const HEIGHT: f64 = 300.0;
-const LEFT: f64 = 64.0;
-const RIGHT: f64 = 20.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 36.0;
+/// The plot's size, and room for the axes' labels.
+const FRAME: Frame = Frame {
+    width: 760.0,
+    height: 300.0,
+    left: 64.0,
+    right: 20.0,
+    top: 12.0,
+    bottom: 36.0,
+};
 
 /// Writes `history` as one page to `out`.
 pub fn write_history_html(history: &History, out: &mut dyn Write) -> io::Result<()> {
@@ -64,14 +68,7 @@ pub fn write_history_html(history: &History, out: &mut dyn Write) -> io::Result<
         page.raw("<figure class=\"plot\">");
         page.raw(&svg(&lines, history.reports.len()));
         page.raw("<figcaption>Rows: ");
-        for (j, series) in lines.iter().enumerate() {
-            page.raw(&format!(
-                "<label class=\"toggle\"><input type=\"checkbox\" checked data-toggle=\"{name}\">\
-                 <span class=\"swatch\" style=\"background:{color}\"></span>{name}</label> ",
-                name = esc(&series.framework),
-                color = COLORS[j % COLORS.len()],
-            ));
-        }
+        page.toggles(lines.iter().map(|series| series.framework.as_str()));
         page.raw("</figcaption></figure>");
         page.end_section();
     }
@@ -93,41 +90,15 @@ fn svg(lines: &[&Series], runs: usize) -> String {
         .fold(0.0_f64, f64::max)
         .max(1.0)
         * 1.08;
-    let step = (WIDTH - LEFT - RIGHT) / (runs.max(2) - 1) as f64;
-    let x = |i: usize| LEFT + i as f64 * step;
-    let y = |rps: f64| HEIGHT - BOTTOM - rps / top * (HEIGHT - BOTTOM - TOP);
-    let mut svg = format!(
-        "<svg class=\"chart history\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"req/s per run\">"
-    );
+    let last = (runs.max(2) - 1) as f64;
+    let x = |i: usize| FRAME.x(i as f64 / last);
+    let y = |rps: f64| FRAME.y(rps, top);
+    let mut svg = FRAME.open("history", "req/s per run");
     for i in 0..runs {
-        let _ = write!(
-            svg,
-            "<line class=\"grid\" x1=\"{0:.1}\" y1=\"{TOP}\" x2=\"{0:.1}\" y2=\"{1:.1}\"/>\
-             <text class=\"tick\" x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
-            x(i),
-            HEIGHT - BOTTOM,
-            HEIGHT - BOTTOM + 16.0,
-            i + 1
-        );
+        FRAME.x_tick(&mut svg, x(i), &(i + 1).to_string());
     }
-    for k in 0..=4 {
-        let rps = top * f64::from(k) / 4.0;
-        let _ = write!(
-            svg,
-            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\"/>\
-             <text class=\"tick\" x=\"{2:.1}\" y=\"{3:.1}\" text-anchor=\"end\">{rps:.0}</text>",
-            y(rps),
-            WIDTH - RIGHT,
-            LEFT - 6.0,
-            y(rps) + 4.0,
-        );
-    }
-    let _ = write!(
-        svg,
-        "<text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">run (oldest first)</text>",
-        (LEFT + WIDTH - RIGHT) / 2.0,
-        HEIGHT - 4.0
-    );
+    FRAME.y_ticks(&mut svg, top, |rps| format!("{rps:.0}"));
+    FRAME.x_title(&mut svg, "run (oldest first)");
     for (j, series) in lines.iter().enumerate() {
         let color = COLORS[j % COLORS.len()];
         let name = esc(&series.framework);

@@ -10,17 +10,19 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::escape::text;
+use super::plot::Frame;
 use crate::report::model::Row;
 use crate::report::summary::median;
 
-/// Plot size in SVG units (the page scales it to its width).
-const WIDTH: f64 = 760.0;
-const HEIGHT: f64 = 340.0;
-/// Room for the axes' labels.
-const LEFT: f64 = 56.0;
-const BOTTOM: f64 = 40.0;
-const TOP: f64 = 12.0;
-const RIGHT: f64 = 30.0;
+/// The plot's size, and room for the axes' labels.
+const FRAME: Frame = Frame {
+    width: 760.0,
+    height: 340.0,
+    left: 56.0,
+    right: 30.0,
+    top: 12.0,
+    bottom: 40.0,
+};
 /// The axis ends at p99.999.
 const MAX_NINES: f64 = 5.0;
 
@@ -103,13 +105,9 @@ pub fn svg(curves: &[Curve], colors: &[&str]) -> String {
         .fold(0.0_f64, f64::max)
         .max(0.001)
         * 1.05;
-    let x = |n: f64| LEFT + n / MAX_NINES * (WIDTH - LEFT - RIGHT);
-    let y = |ms: f64| HEIGHT - BOTTOM - ms / top_ms * (HEIGHT - BOTTOM - TOP);
-    let mut svg = format!(
-        "<svg class=\"chart latency\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" \
-         aria-label=\"latency by percentile\">"
-    );
-    // Axes, grid and labels.
+    let x = |n: f64| FRAME.x(n / MAX_NINES);
+    let y = |ms: f64| FRAME.y(ms, top_ms);
+    let mut svg = FRAME.open("latency", "latency by percentile");
     for (n, label) in [
         (0.0, "p0"),
         (std::f64::consts::LOG10_2, "p50"),
@@ -119,37 +117,11 @@ pub fn svg(curves: &[Curve], colors: &[&str]) -> String {
         (4.0, "p99.99"),
         (5.0, "p99.999"),
     ] {
-        let _ = write!(
-            svg,
-            "<line class=\"grid\" x1=\"{0:.1}\" y1=\"{TOP}\" x2=\"{0:.1}\" y2=\"{1:.1}\"/>\
-             <text class=\"tick\" x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{label}</text>",
-            x(n),
-            HEIGHT - BOTTOM,
-            HEIGHT - BOTTOM + 16.0
-        );
+        FRAME.x_tick(&mut svg, x(n), label);
     }
-    for i in 0..=4 {
-        let ms = top_ms * f64::from(i) / 4.0;
-        let _ = write!(
-            svg,
-            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\"/>\
-             <text class=\"tick\" x=\"{2:.1}\" y=\"{3:.1}\" text-anchor=\"end\">{4}</text>",
-            y(ms),
-            WIDTH - RIGHT,
-            LEFT - 6.0,
-            y(ms) + 4.0,
-            tick_ms(ms)
-        );
-    }
-    let _ = write!(
-        svg,
-        "<text class=\"axis\" x=\"{0:.1}\" y=\"{1:.1}\" text-anchor=\"middle\">percentile</text>\
-         <text class=\"axis\" x=\"14\" y=\"{2:.1}\" transform=\"rotate(-90 14 {2:.1})\" \
-         text-anchor=\"middle\">latency, ms</text>",
-        (LEFT + WIDTH - RIGHT) / 2.0,
-        HEIGHT - 4.0,
-        (TOP + HEIGHT - BOTTOM) / 2.0
-    );
+    FRAME.y_ticks(&mut svg, top_ms, tick_ms);
+    FRAME.x_title(&mut svg, "percentile");
+    FRAME.y_title(&mut svg, "latency, ms");
     for (i, curve) in curves.iter().enumerate() {
         let color = colors[i % colors.len()];
         let points: Vec<String> = curve

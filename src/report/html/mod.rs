@@ -25,6 +25,7 @@ mod compare;
 pub mod escape;
 mod history;
 mod latency;
+mod plot;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -150,14 +151,7 @@ pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut d
             page.raw("<figure class=\"plot\">");
             page.raw(&latency::svg(&curves, &COLORS));
             page.raw("<figcaption>Latency by percentile (the client's, all rounds). Rows: ");
-            for (j, curve) in curves.iter().enumerate() {
-                page.raw(&format!(
-                    "<label class=\"toggle\"><input type=\"checkbox\" checked data-toggle=\"{name}\">\
-                     <span class=\"swatch\" style=\"background:{color}\"></span>{name}</label> ",
-                    name = esc(&curve.name),
-                    color = COLORS[j % COLORS.len()],
-                ));
-            }
+            page.toggles(curves.iter().map(|curve| curve.name.as_str()));
             page.raw("</figcaption></figure>");
         }
         page.end_section();
@@ -260,6 +254,19 @@ impl Page {
     /// Appends markup as it is (escape what came from the report first).
     pub(super) fn raw(&mut self, markup: &str) {
         self.html.push_str(markup);
+    }
+
+    /// A plot's legend: per series (in the plot's colour order) a
+    /// checkbox that shows or hides its line (report.js), and its name.
+    fn toggles<'a>(&mut self, names: impl Iterator<Item = &'a str>) {
+        for (j, name) in names.enumerate() {
+            self.raw(&format!(
+                "<label class=\"toggle\"><input type=\"checkbox\" checked data-toggle=\"{name}\">\
+                 <span class=\"swatch\" style=\"background:{color}\"></span>{name}</label> ",
+                name = esc(name),
+                color = COLORS[j % COLORS.len()],
+            ));
+        }
     }
 
     fn section(&mut self, id: &str, title: &str) {
