@@ -306,7 +306,7 @@ fn about(report: &BenchReport) -> String {
 }
 
 /// Every difference in set-up between the two runs, one line each.
-fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
+pub(super) fn differences(a: &BenchReport, b: &BenchReport) -> Vec<String> {
     let mut lines = Vec::new();
     let mut differ = |what: &str, va: String, vb: String| {
         let shown = |v: String| if v.is_empty() { "(unknown)".to_owned() } else { v };

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::compare::{CompareOutcome, Comparison};
+use super::compare::{differences, CompareOutcome};
 use super::format::printable;
 use super::summary::{median, Summary};
 use super::table::{Align, Table};
@@ -85,9 +85,7 @@ impl History {
             })
             .collect();
         let differences = match (reports.first(), reports.last()) {
-            (Some((_, first)), Some((_, last))) if reports.len() > 1 => {
-                Comparison::of(first, last).differences
-            }
+            (Some((_, first)), Some((_, last))) if reports.len() > 1 => differences(first, last),
             _ => Vec::new(),
         };
         History {
