@@ -16,7 +16,10 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 - [`header_sets`]: the request header sets (`--headers`);
 - [`load`]: the load generator (`fwbench load`);
 - [`bench`]: the framework × scenario matrix, `check`, `list`, `bench`;
-- [`sweep`]: `sweep`, the cost of one more middleware link;
+- [`sweep`]: `sweep`, the cost of one more middleware link; [`estimate`]:
+  an estimate with its 95 % confidence interval;
+- [`capacity`]: `capacity`, the highest rate a row holds under a p99
+  target;
 - [`k8s`]: `k8s-job`, the Kubernetes Jobs of a load cut into N pods;
 - [`report`]: the results model, its writers and `compare`;
 - [`serve`], [`jstest`]: the `serve` and `test` commands; [`in_runtime`]:
@@ -32,10 +35,12 @@ Layout (docs/ARCHITECTURE.md has the whole picture):
 
 pub mod adapter;
 pub mod bench;
+pub mod capacity;
 pub mod capped_read;
 pub mod child_run;
 pub mod cli;
 pub mod engine;
+pub mod estimate;
 pub mod framework_list;
 pub mod frameworks;
 pub mod header_sets;

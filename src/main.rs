@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use fwbench::cli;
 use fwbench::outcome::Outcome;
-use fwbench::{bench, jstest, k8s, load, report, scenario, serve, sweep};
+use fwbench::{bench, capacity, jstest, k8s, load, report, scenario, serve, sweep};
 
 /// Every Rust allocation (hyper's buffers, header maps, the adapter's
 /// request table) goes to mimalloc: a request allocates and frees a few
@@ -60,6 +60,7 @@ fn run(command: cli::Command) -> anyhow::Result<Outcome> {
         cli::Command::Test(args) => jstest::run(&args.paths),
         cli::Command::Bench(args) => bench::run(&args),
         cli::Command::Sweep(args) => sweep::run(&args),
+        cli::Command::Capacity(args) => capacity::run(&args),
         cli::Command::Check(args) => bench::check(&args, &mut std::io::stdout().lock()),
         cli::Command::List => bench::list().map(|()| Outcome::Passed),
         cli::Command::MachineFacts => {

@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::cpu_time::{RoundClock, RoundCpu};
 use super::cpus::allowed_cpus;
@@ -21,13 +22,38 @@ use crate::report::cost::{HeapCost, RequestCost, ServerTime};
 use crate::report::Round;
 use crate::scenario::ScenarioInfo;
 
-/// Warm-up, then the plan's duration of closed-loop load on `addr` with
-/// `threads` load threads; stops early (the report says so) on `cancel`.
-/// `window` is called at each edge of the measured window.
+/// How one measurement sends its load: for how long (after an unmeasured
+/// warm-up) and at what rate.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Load before the measured window, not counted.
+    pub warmup: Duration,
+    /// The measured window.
+    pub duration: Duration,
+    /// Open loop at this many requests/s (latency from each request's due
+    /// time), or closed loop (`None`: each connection sends when answered).
+    pub rate: Option<f64>,
+}
+
+impl Pace {
+    /// A bench round: the plan's warm-up and duration, closed loop.
+    pub fn of_round(plan: &BenchPlan) -> Pace {
+        Pace {
+            warmup: plan.warmup,
+            duration: plan.duration,
+            rate: None,
+        }
+    }
+}
+
+/// Warm-up, then `pace`'s duration of load on `addr` with `threads` load
+/// threads and the plan's connections; stops early (the report says so) on
+/// `cancel`. `window` is called at each edge of the measured window.
 pub fn measure(
     addr: SocketAddr,
     info: &ScenarioInfo,
     plan: &BenchPlan,
+    pace: Pace,
     threads: usize,
     cancel: &Arc<AtomicBool>,
     window: &mut dyn FnMut(WindowEdge),
@@ -47,8 +73,9 @@ pub fn measure(
     };
     load.connections = plan.connections;
     load.threads = threads;
-    load.duration = Some(plan.duration);
-    load.warmup = plan.warmup;
+    load.duration = Some(pace.duration);
+    load.warmup = pace.warmup;
+    load.rate = pace.rate;
     load.progress = false;
     let expect = &info.expect;
     let mut headers: Vec<ExpectHeader> = expect

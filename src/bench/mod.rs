@@ -35,8 +35,8 @@ mod launch;
 mod listening;
 mod machine;
 pub mod matrix;
-mod measure;
-mod memory;
+pub mod measure;
+pub mod memory;
 pub mod output;
 pub mod plan;
 mod probe;
@@ -51,7 +51,7 @@ mod telemetry;
 
 pub use plan::BenchPlan;
 pub use row::RowFailure;
-pub use run::{measure_plan, run, MeasuredPlan};
+pub use run::{measure_plan, new_report, run, start_rows, LiveRow, MeasuredPlan};
 
 use crate::cli::CheckArgs;
 use crate::frameworks::{self, RowKind};

@@ -10,7 +10,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 
 use super::matrix::NotRun;
-use super::measure::{measure, server_cores, to_round, RoundWindow};
+use super::measure::{measure, server_cores, to_round, Pace, RoundWindow};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
@@ -24,16 +24,21 @@ use crate::report::{printable, summary, BenchReport, Pinning, RowKind, RuntimeIn
 use crate::scenario::ScenarioInfo;
 
 /// A row being measured: its server and what to send it.
-struct LiveRow {
-    framework: &'static str,
-    scenario: String,
-    kind: RowKind,
-    server: ServerProcess,
+pub struct LiveRow {
+    /// Its framework's (or app row's) name.
+    pub framework: &'static str,
+    /// Its scenario's label.
+    pub scenario: String,
+    /// JS or native.
+    pub kind: RowKind,
+    /// Its running server.
+    pub server: ServerProcess,
     /// What its server was started as.
-    spec: ServerSpec,
-    info: ScenarioInfo,
+    pub spec: ServerSpec,
+    /// The scenario's request and expectations.
+    pub info: ScenarioInfo,
     /// Latency over all its rounds so far.
-    histogram: Option<Histogram<u64>>,
+    pub histogram: Option<Histogram<u64>>,
 }
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
@@ -161,7 +166,7 @@ fn stop_signal() -> &'static str {
 }
 
 /// An empty report that records the plan, the tool and the machine.
-fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
+pub fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
     let options = serde_json::to_value(plan)?;
     let mut report = BenchReport::new(
         machine::tool_info(&plan.matrix.frameworks),
@@ -189,7 +194,7 @@ fn new_report(plan: &BenchPlan) -> anyhow::Result<BenchReport> {
 
 /// Phase 1: starts and validates every row, in matrix order. A row that
 /// fails is reported with its reason and the run goes on.
-fn start_rows(
+pub fn start_rows(
     plan: &BenchPlan,
     tokio: &tokio::runtime::Runtime,
     report: &mut BenchReport,
@@ -309,9 +314,15 @@ fn measure_rounds(
             // server waited for a CPU (a busy machine).
             let addr = row.server.addr;
             let mut window = RoundWindow::new(&mut row.server, &plan.cpus, server_cores);
-            let measured = measure(addr, &row.info, plan, load_threads, cancel, &mut |edge| {
-                window.mark(edge)
-            });
+            let measured = measure(
+                addr,
+                &row.info,
+                plan,
+                Pace::of_round(plan),
+                load_threads,
+                cancel,
+                &mut |edge| window.mark(edge),
+            );
             let (cpu, server) = window.finish();
             match measured {
                 // A run cut short by a signal is not a round.

@@ -132,6 +132,24 @@ pub fn parse_env_var(text: &str) -> Result<(String, String), String> {
     }
 }
 
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().replace('_', "").parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate >= 1.0 => Ok(rate),
+        _ => Err(format!(
+            "invalid rate '{text}': expected requests per second, at least 1, like 5000"
+        )),
+    }
+}
+
+pub fn parse_precision(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if (0.001..=0.5).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "invalid precision '{text}': expected a fraction between 0.001 and 0.5, like 0.05"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +167,15 @@ mod tests {
         assert!(parse_depths("3").unwrap_err().contains("two distinct"));
         assert!(parse_depths("1,x").unwrap_err().contains("'x'"));
         assert!(parse_depths("1,100000").unwrap_err().contains("limit"));
+    }
+
+    #[test]
+    fn rates_and_precisions_out_of_range_are_refused() {
+        assert_eq!(parse_rate("10_000"), Ok(10_000.0));
+        assert!(parse_rate("0.5").is_err());
+        assert!(parse_rate("inf").is_err());
+        assert_eq!(parse_precision("0.05"), Ok(0.05));
+        assert!(parse_precision("0").is_err());
+        assert!(parse_precision("2").is_err());
     }
 }

@@ -15,6 +15,8 @@ present it, and `fwbench compare`.
 - `csv.rs`, `json.rs`, `svg.rs`: the other writers; `json.rs` also loads.
 - `html/`: report.html, one self-contained page of the same tables with
   interactive charts, and `fwbench html` that re-renders a report.json.
+- `capacity.rs`: `fwbench capacity`'s results (capacity.json) and table;
+  `html/capacity.rs` its page.
 - `compare.rs`: `fwbench compare A.json B.json` ([`CompareArgs`]);
   `history.rs` the same command over more reports, or a directory.
 - `table.rs`, `format.rs`: the `Table` of text cells (aligned text or
@@ -41,6 +43,7 @@ report::write_terminal(&run, &mut std::io::stdout())?;
 
 pub mod anatomy;
 mod anatomy_svg;
+pub mod capacity;
 pub mod compare;
 pub mod cost;
 mod csv;

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::estimate::Estimate;
+use crate::estimate::Estimate;
 
 /// Whether the cost of a link stays the same as the chain grows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

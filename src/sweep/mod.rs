@@ -10,13 +10,12 @@
 //! row, validation of every link's header, warm-up, interleaved rounds),
 //! then each framework's µs per request is fitted against depth.
 //!
-//! - `fit.rs`: the least-squares fits; `estimate.rs`: an estimate with its
-//!   95 % confidence interval;
+//! - `fit.rs`: the least-squares fits (each an [`Estimate`] with its 95 %
+//!   confidence interval, crate::estimate);
 //! - `result.rs`: [`SweepResult`], the figures `sweep.json` holds;
 //! - `text.rs`: the terminal table and the CSV; `svg.rs`: the chart.
 
 pub mod ablation;
-mod estimate;
 mod fit;
 mod output;
 mod result;
@@ -25,7 +24,7 @@ mod text;
 
 use anyhow::{bail, Context};
 
-pub use estimate::Estimate;
+pub use crate::estimate::Estimate;
 pub use fit::{fit, ChainFit, FitError, Shape};
 pub use result::{DepthPoint, FrameworkSweep, SweepResult, SWEEP_SCHEMA_VERSION};
 

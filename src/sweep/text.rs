@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 
-use super::estimate::Estimate;
 use super::fit::Shape;
 use super::result::{FrameworkSweep, SweepResult};
+use crate::estimate::Estimate;
 use crate::report::{printable, Align, Table, CLIENT_BOUND};
 
 /// Writes the sweep's table, its reading guide and any warnings.

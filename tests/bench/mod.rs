@@ -3,6 +3,7 @@
 //! that fail their rows while the run completes, and `fwbench compare`.
 
 mod anatomy;
+mod capacity;
 mod exit_status;
 mod headers;
 mod runtimes;

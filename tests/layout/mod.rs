@@ -33,6 +33,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("process_start", 0),
     ("child_run", 0),
     ("framework_list", 0),
+    ("estimate", 0),
     ("engine", 1),
     ("frameworks", 2),
     ("adapter", 2),
@@ -47,6 +48,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("serve", 5),
     ("jstest", 5),
     ("sweep", 6),
+    ("capacity", 6),
     ("main", 7),
 ];
 

@@ -21,6 +21,7 @@ Every string from the report is escaped (escape.rs): a framework named
 */
 
 mod anatomy;
+mod capacity;
 mod compare;
 pub mod escape;
 mod history;
@@ -37,6 +38,7 @@ use super::summary::Summary;
 use super::table::{Align, Table};
 use super::text;
 use super::BenchReport;
+pub use capacity::write_capacity_html;
 pub use compare::write_compare_html;
 use escape::text as esc;
 pub use history::write_history_html;

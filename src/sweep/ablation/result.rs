@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 
+use crate::estimate::{self, Estimate};
 use crate::report::{BenchReport, Round, RowStatus, RunHeader, Summary};
 use crate::scenario::ScenarioRef;
-use crate::sweep::estimate::{self, Estimate};
 
 /// The layout version of `ablation.json`.
 pub const ABLATION_SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,196 @@
+//! `fwbench capacity`: the highest rate a row holds under a p99 target. A
+//! row with a known service time (200 µs of spinning per request, one
+//! worker) must be found where that time plus the row's own measured cost
+//! per request puts it; a row that cannot hold the lowest rate says so;
+//! impossible bounds are refused before any row starts.
+
+use serde_json::Value;
+
+use super::{read_json, scratch};
+use crate::support::{fixture, fwbench};
+
+/// The fixture's spin per request, µs.
+const SPIN_US: f64 = 200.0;
+
+fn capacity_args(dir: &std::path::Path) -> Vec<String> {
+    [
+        "capacity",
+        "--frameworks",
+        "s200",
+        "--step",
+        "500ms",
+        "--warmup",
+        "200ms",
+        "--repeats",
+        "2",
+        "--min-rate",
+        "500",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([dir.display().to_string()])
+    .collect()
+}
+
+fn row<'a>(report: &'a Value, scenario: &str) -> &'a Value {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["scenario"] == scenario)
+        .unwrap_or_else(|| panic!("no row {scenario}: {report}"))
+}
+
+/// Every step of a row, searches and below-capacity ones.
+fn steps(row: &Value) -> Vec<&Value> {
+    row["searches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|search| search["steps"].as_array().unwrap())
+        .chain(row["below"].as_array().into_iter().flatten())
+        .collect()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+#[test]
+fn a_known_service_time_is_found_where_it_and_the_rows_own_cost_put_it() {
+    let dir = scratch("capacity-spin");
+    let mut args = capacity_args(&dir);
+    args.extend(
+        [
+            "--p99",
+            "10ms",
+            "--scenario",
+            fixture("bench/anatomy/spin-200us.js").to_str().unwrap(),
+            "--scenario",
+            fixture("bench/anatomy/plain.js").to_str().unwrap(),
+        ]
+        .map(String::from),
+    );
+    let out = fwbench(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("p99 target 10.00ms"), "{stdout}");
+    assert!(stdout.contains("µs/req 50%"), "{stdout}");
+
+    let report = read_json(&dir.join("capacity.json"));
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["p99_target_us"], 10_000.0);
+    let spin = row(&report, "spin-200us");
+    let searches = spin["searches"].as_array().unwrap();
+    assert_eq!(searches.len(), 2, "{spin}");
+    let capacities: Vec<f64> = searches
+        .iter()
+        .map(|search| {
+            assert_eq!(search["found"]["result"], "capacity", "{search}");
+            // The bracket is within the precision (5 %).
+            let (rate, missed) = (
+                search["found"]["rate"].as_f64().unwrap(),
+                search["found"]["missed"].as_f64().unwrap(),
+            );
+            assert!(missed > rate && (missed - rate) / rate <= 0.05, "{search}");
+            rate
+        })
+        .collect();
+    let capacity = median(capacities);
+
+    // One worker cannot serve more than one spin per 200 µs; with the
+    // row's own cost per request (measured by the held step nearest the
+    // capacity: the server's CPU per request there, less the spin), the
+    // capacity is just under 1 / (spin + own cost).
+    assert!(capacity < 1e6 / SPIN_US, "{capacity}");
+    let nearest = steps(spin)
+        .into_iter()
+        .filter(|step| step["verdict"] == "held" && step["server_user_us"].is_number())
+        .min_by(|a, b| {
+            let distance = |s: &Value| (s["offered"].as_f64().unwrap() / capacity).ln().abs();
+            distance(a).total_cmp(&distance(b))
+        })
+        .expect("held steps with the server's CPU");
+    let cost = nearest["server_user_us"].as_f64().unwrap() + nearest["server_system_us"].as_f64().unwrap();
+    let overhead = cost - SPIN_US;
+    // The spin is in it, and the rest is of the order of the same app's
+    // cost without it when as busy (plain.js at its own capacity).
+    let plain = row(&report, "plain");
+    let plain_cost = 1e6 / plain["searches"][0]["found"]["rate"].as_f64().unwrap();
+    assert!(
+        overhead > 0.0 && overhead < 4.0 * plain_cost + 50.0,
+        "own cost {overhead:.1} µs beside the spin; plain.js costs {plain_cost:.1} µs at its capacity"
+    );
+    let expected = 1e6 / (SPIN_US + overhead);
+    assert!(
+        (capacity / expected - 1.0).abs() <= 0.15,
+        "capacity {capacity:.0} req/s, expected {expected:.0} (1 / ({SPIN_US} µs + {overhead:.1} µs own cost))"
+    );
+
+    // Below capacity: 10 %, 50 %, 90 % of it, each with the server's cost.
+    let below = spin["below"].as_array().unwrap();
+    assert_eq!(below.len(), 3, "{spin}");
+    for (step, share) in below.iter().zip([0.1, 0.5, 0.9]) {
+        let offered = step["offered"].as_f64().unwrap();
+        assert!((offered / capacity - share).abs() < 0.01, "{step}");
+        let server_us = step["server_user_us"].as_f64().unwrap() + step["server_system_us"].as_f64().unwrap();
+        assert!(server_us >= SPIN_US * 0.8, "{step}");
+    }
+
+    let html = std::fs::read_to_string(dir.join("capacity.html")).unwrap();
+    assert!(html.contains("<svg class=\"chart capacity\""), "no chart");
+    assert!(html.contains("data-series=\"p99\""), "no p99 line");
+    let md = std::fs::read_to_string(dir.join("capacity.md")).unwrap();
+    assert!(md.contains("| s200 "), "{md}");
+}
+
+#[test]
+fn a_row_that_cannot_hold_the_lowest_rate_says_so() {
+    let dir = scratch("capacity-below-floor");
+    let mut args = capacity_args(&dir);
+    args.extend(["--p99", "1us", "--only", "hello"].map(String::from));
+    args[2] = "hyper".into();
+    let out = fwbench(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("below the lowest rate tried (500)"), "{stdout}");
+    let report = read_json(&dir.join("capacity.json"));
+    let hello = row(&report, "hello");
+    assert_eq!(hello["searches"][0]["found"]["result"], "below_floor");
+    // The miss was confirmed: the floor was tried twice; nothing below it.
+    assert_eq!(hello["searches"][0]["steps"].as_array().unwrap().len(), 2);
+    assert!(hello["below"].is_null(), "{hello}");
+}
+
+#[test]
+fn impossible_bounds_are_refused_before_any_row_starts() {
+    for (flag, value, message) in [
+        // The default --min-rate is 1000.
+        ("--max-rate", "100", "must be below --max-rate"),
+        ("--precision", "2", "invalid precision"),
+        ("--min-rate", "0", "invalid rate"),
+    ] {
+        let dir = scratch("capacity-refused");
+        let out = fwbench(
+            ["capacity", "--frameworks", "s200", flag, value, "--out"]
+                .map(String::from)
+                .into_iter()
+                .chain([dir.display().to_string()]),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(message), "{flag} {value}: {stderr}");
+        assert!(!stderr.contains("starting"), "{stderr}");
+    }
+}
