@@ -4,7 +4,10 @@
 //!
 //! A channel of its own, not an HTTP route: an app could shadow a route,
 //! and its requests would be counted as load. The protocol is one line
-//! each way: `snapshot` in, one JSON [`ServerSnapshot`] out.
+//! each way: `snapshot` in, one JSON [`ServerSnapshot`] out; or
+//! `heap-sizes` in, and the same with the heap's sizes after every worker
+//! collected all its garbage (bench asks between rounds, never during
+//! one).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{FromRawFd, RawFd};
@@ -15,12 +18,16 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::request_timing::{PublishedTiming, RequestTiming, ServerLatency};
-use crate::engine::{heap_stats_enabled, HeapCounters, HeapSnapshot};
+use crate::engine::{heap_stats_enabled, HeapCounters, HeapSizes, HeapSnapshot};
 
 /// How long a snapshot waits for a worker busy in JS to publish its
 /// allocation total and request times; past it, that worker's last
 /// published figures are used.
 const PUBLISH_WAIT: Duration = Duration::from_millis(500);
+
+/// How long a `heap-sizes` request waits: a full collection of a large
+/// heap takes longer than a publish.
+const COLLECT_WAIT: Duration = Duration::from_millis(2000);
 
 /// What the row server says when asked.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -32,6 +39,10 @@ pub struct ServerSnapshot {
     /// the server times requests (`ServeConfig::time_requests`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<ServerLatency>,
+    /// Every worker's heap sizes after a full collection, summed; only
+    /// when asked for (`heap-sizes`) and every worker answered in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<HeapSizes>,
 }
 
 /// One worker's figures, as the telemetry thread sees them.
@@ -67,20 +78,34 @@ impl ServerTelemetry {
 
     /// The workers' figures now: each is asked to publish its allocation
     /// total and request times and given up to [`PUBLISH_WAIT`] in all to
-    /// do it.
-    pub fn snapshot(&self) -> ServerSnapshot {
+    /// do it. With `collect`, each first collects all its garbage and adds
+    /// its heap's sizes (given [`COLLECT_WAIT`]).
+    pub fn snapshot(&self, collect: bool) -> ServerSnapshot {
         let workers = self.lock().clone();
         let timed = workers.iter().any(|w| w.timing.is_some());
         if workers.is_empty() || !(heap_stats_enabled() || timed) {
             return ServerSnapshot::default();
         }
         for worker in &workers {
-            worker.heap.request_publish();
+            if collect {
+                worker.heap.request_sizes();
+            } else {
+                worker.heap.request_publish();
+            }
         }
-        let deadline = Instant::now() + PUBLISH_WAIT;
+        let deadline = Instant::now() + if collect { COLLECT_WAIT } else { PUBLISH_WAIT };
         while !workers.iter().all(|w| w.heap.published()) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_micros(200));
         }
+        let all_published = workers.iter().all(|w| w.heap.published());
+        let sizes = (collect && all_published && heap_stats_enabled())
+            .then(|| {
+                workers
+                    .iter()
+                    .map(|w| w.heap.sizes())
+                    .try_fold(HeapSizes::default(), |sum, one| Some(sum.plus(&one?)))
+            })
+            .flatten();
         let heap = heap_stats_enabled().then(|| {
             workers
                 .iter()
@@ -91,7 +116,7 @@ impl ServerTelemetry {
             .iter()
             .filter_map(|w| Some(w.timing.as_ref()?.latency()))
             .reduce(|sum, one| sum.plus(&one));
-        ServerSnapshot { heap, latency }
+        ServerSnapshot { heap, latency, sizes }
     }
 }
 
@@ -111,8 +136,10 @@ pub unsafe fn serve_channel(fd: RawFd, telemetry: ServerTelemetry) -> std::io::R
             for line in BufReader::new(stream).lines() {
                 let Ok(line) = line else { break };
                 let answer = match line.trim() {
-                    "snapshot" => serde_json::to_string(&telemetry.snapshot())
-                        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")),
+                    request @ ("snapshot" | "heap-sizes") => {
+                        serde_json::to_string(&telemetry.snapshot(request == "heap-sizes"))
+                            .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+                    }
                     other => serde_json::json!({ "error": format!("unknown request {other:?}") }).to_string(),
                 };
                 if writeln!(out, "{answer}").is_err() {

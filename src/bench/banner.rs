@@ -1,9 +1,12 @@
 //! `fwbench serve`'s banner, as bench reads it: the address the server
 //! listens on and, for a JS row, its start-up split (src/serve.rs writes
-//! both).
+//! both); and the server's stdout, where the banner is found.
 
+use std::io::BufRead;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+use super::runtimes::gc_trace::GcTrace;
 
 /// When a JS row's server had its runtime ready and its app loaded, from
 /// the spawn of its process: the server's own times since its `main`
@@ -49,6 +52,50 @@ pub fn loaded_at(banner: &str, banner_seen: Duration) -> Option<LoadedAt> {
     })
 }
 
+/// Reads a server's stdout: the banner, its first line, goes to `banner`;
+/// the rest is drained so the server never blocks on a full pipe.
+///
+/// With `trace`, every line is offered to it instead, and the banner is
+/// the launcher's line wherever it starts: V8 prints its trace through
+/// C's stdio, which flushes a pipe in blocks, not lines, so the launcher's
+/// one write can land in the middle of a trace line (the line's two halves
+/// are then one collection lost, before the banner).
+pub fn read_stdout(
+    mut reader: impl BufRead,
+    banner: &std::sync::mpsc::Sender<String>,
+    trace: Option<&GcTrace>,
+) {
+    let Some(trace) = trace else {
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = banner.send(line);
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        return;
+    };
+    let mut bytes = Vec::new();
+    let mut announced = false;
+    while reader.read_until(b'\n', &mut bytes).is_ok_and(|read| read > 0) {
+        let line = String::from_utf8_lossy(&bytes);
+        match line.find(LAUNCHER_BANNER).filter(|_| !announced) {
+            Some(start) => {
+                announced = true;
+                let _ = banner.send(line[start..].to_owned());
+            }
+            None => {
+                trace.note(&line);
+            }
+        }
+        bytes.clear();
+    }
+    if !announced {
+        // The end of stdout, as for a server with no trace.
+        let _ = banner.send(String::new());
+    }
+}
+
+/// How js/launch/launch.mjs's and announce.mjs's banners begin.
+const LAUNCHER_BANNER: &str = "fwbench-launch serving ";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +122,49 @@ mod tests {
             loaded_at("fwbench serving x on http://127.0.0.1:1/", Duration::ZERO),
             None
         );
+    }
+
+    #[test]
+    fn v8s_trace_lines_around_the_banner_are_counted_and_the_banner_found() {
+        let stdout = concat!(
+            "[1:0x1:0]  20 ms: Memory pool: Removed pages: 0, removed large pages: 0\n",
+            ", removed zone reservations: 0\n",
+            "[1:0x1:0]  23 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allocated\":1000}\n",
+            // A block of the trace flushed mid-line, the banner's write, the
+            // rest of the block.
+            "[1:0x1:0]  24 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allo",
+            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n",
+            "cated\":1000}\n",
+            "[1:0x1:0]  90 ms: GC: {\"pause\":0.25,\"gc\":\"s\",\"allocated\":4000}\n",
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let trace = GcTrace::default();
+        read_stdout(stdout.as_bytes(), &tx, Some(&trace));
+        assert_eq!(
+            rx.recv().unwrap(),
+            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n"
+        );
+        // The collection cut in two is lost; the others count.
+        let counted = trace.snapshot();
+        assert_eq!((counted.young_gcs, counted.allocated_bytes), (2, 5000));
+        assert_eq!(counted.young_gc_ns, 750_000);
+    }
+
+    #[test]
+    fn a_traced_server_that_never_announces_ends_with_its_stdout() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        read_stdout(
+            "[1:0x1:0]  23 ms: GC: {}\n".as_bytes(),
+            &tx,
+            Some(&GcTrace::default()),
+        );
+        assert_eq!(rx.recv().unwrap(), "");
+    }
+
+    #[test]
+    fn without_a_trace_the_first_line_is_the_banner_whatever_it_is() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        read_stdout("[1:0x1:0]  23 ms: GC: {}\nfwbench serve\n".as_bytes(), &tx, None);
+        assert_eq!(rx.recv().unwrap(), "[1:0x1:0]  23 ms: GC: {}\n");
     }
 }

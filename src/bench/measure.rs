@@ -33,6 +33,12 @@ pub struct Pace {
     /// Open loop at this many requests/s (latency from each request's due
     /// time), or closed loop (`None`: each connection sends when answered).
     pub rate: Option<f64>,
+    /// Keep-alive connections.
+    pub connections: usize,
+    /// Send this many requests instead of loading for `duration`.
+    pub requests: Option<u64>,
+    /// Record latency per block of this many answers (a warm-up curve).
+    pub blocks: Option<u64>,
 }
 
 impl Pace {
@@ -42,12 +48,15 @@ impl Pace {
             warmup: plan.warmup,
             duration: plan.duration,
             rate: None,
+            connections: plan.connections,
+            requests: None,
+            blocks: None,
         }
     }
 }
 
 /// Warm-up, then `pace`'s duration of load on `addr` with `threads` load
-/// threads and the plan's connections; stops early (the report says so) on
+/// threads; stops early (the report says so) on
 /// `cancel`. `window` is called at each edge of the measured window.
 pub fn measure(
     addr: SocketAddr,
@@ -71,9 +80,11 @@ pub fn measure(
         headers: info.request.headers.clone(),
         body: info.request.body.clone().unwrap_or_default().into_bytes(),
     };
-    load.connections = plan.connections;
+    load.connections = pace.connections;
     load.threads = threads;
-    load.duration = Some(pace.duration);
+    load.duration = pace.requests.is_none().then_some(pace.duration);
+    load.requests = pace.requests;
+    load.blocks = pace.blocks;
     load.warmup = pace.warmup;
     load.rate = pace.rate;
     load.progress = false;
@@ -160,6 +171,7 @@ pub fn to_round(
         server_cpu: cpu.busy,
         server_wait: cpu.waiting,
         concurrency_achieved: Some(measured.concurrency.achieved),
+        rss_mib: server.rss_mib,
         cost: request_cost(measured, &cpu, server),
         ..Round::new(
             measured.measured_s,
@@ -219,6 +231,8 @@ pub struct ServerWindow {
     pub heap: Option<HeapSnapshot>,
     /// The window's requests timed in the server.
     pub tail: Option<LatencyTail>,
+    /// Its resident set at the window's end (connections still open), MiB.
+    pub rss_mib: Option<f64>,
 }
 
 impl ServerWindow {
@@ -231,6 +245,7 @@ impl ServerWindow {
                 .as_ref()
                 .zip(end.latency.as_ref())
                 .and_then(|(start, end)| end.tail_since(start)),
+            rss_mib: None,
         }
     }
 }
@@ -277,6 +292,7 @@ impl<'a> RoundWindow<'a> {
                 if let Some((start, now)) = self.at_start.as_ref().zip(now.as_ref()) {
                     self.figures = ServerWindow::between(start, now);
                 }
+                self.figures.rss_mib = super::memory::resident(pid).map(|r| r.now_mib);
             }
         }
     }

@@ -1,7 +1,9 @@
-//! A row server's memory, from /proc: its resident set now (read after
-//! each round: the steady figure is their median) and at its peak (the
-//! kernel's high-water mark, read after the last round). The same reading
-//! for every runtime, fwbench's own or another.
+//! A row server's memory, from /proc: its resident set now (read at the
+//! end of each round's window, connections still open: the steady figure
+//! is their median) and at its peak (the kernel's high-water mark, read
+//! after the last round). The same reading for every runtime, fwbench's
+//! own or another. And the JS heap's sizes its telemetry reports, as the
+//! report holds them.
 
 /// What /proc/PID/status says of a process's memory, in MiB.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -10,6 +12,16 @@ pub struct Resident {
     pub now_mib: f64,
     /// The highest it has been (`VmHWM`).
     pub peak_mib: f64,
+}
+
+/// The heap's sizes the server reported, in the report's MiB.
+pub fn heap_after_gc(sizes: crate::engine::HeapSizes) -> crate::report::HeapAfterGc {
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    crate::report::HeapAfterGc {
+        used_mib: mib(sizes.used_bytes),
+        total_mib: mib(sizes.total_bytes),
+        external_mib: mib(sizes.external_bytes),
+    }
 }
 
 /// Process `pid`'s resident memory; `None` once it has ended.

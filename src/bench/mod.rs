@@ -11,11 +11,14 @@
 //!   `listening.rs`) and its end told by `exit.rs`; `row.rs`: bringing a row
 //!   up (start, validate, the typed [`RowFailure`]), for `check` and
 //!   `bench`.
-//! - `run.rs`: `bench` in its phases; `measure.rs` one measurement,
-//!   `cpu_time.rs` how busy and how held back the server was during it,
-//!   `memory.rs` its resident memory; `output.rs` the files
-//!   it writes; `machine.rs`, `clock.rs` what the
-//!   report records about the run.
+//! - `run.rs`: `bench` in its phases, over its [`LiveRow`]s (`live.rs`);
+//!   `measure.rs` one measurement (closed loop or at a rate, for a time
+//!   or a number of requests), `cpu_time.rs` how busy and how held back
+//!   the server was during it, `memory.rs` its resident memory and JS
+//!   heap; `warmup_curve.rs` (`--warmup-curve`) each row's first requests
+//!   block by block, `per_connection.rs` (`--memory-connections`) what one
+//!   more open connection costs; `output.rs` the files it writes;
+//!   `machine.rs`, `clock.rs` what the report records about the run.
 //! - `child.rs`: a child process's output, bounded in time and size (the
 //!   server machine's checks, the in-runtime runs).
 //! - `runtimes/`: `--runtime`, rows served by Node, Deno or Bun from the
@@ -33,11 +36,13 @@ mod exit;
 mod in_runtime;
 mod launch;
 mod listening;
+mod live;
 mod machine;
 pub mod matrix;
 pub mod measure;
 pub mod memory;
 pub mod output;
+mod per_connection;
 pub mod plan;
 mod probe;
 mod progress;
@@ -48,10 +53,12 @@ pub mod runtimes;
 pub mod server;
 pub mod spec;
 mod telemetry;
+mod warmup_curve;
 
+pub use live::LiveRow;
 pub use plan::BenchPlan;
 pub use row::RowFailure;
-pub use run::{measure_plan, new_report, run, start_rows, LiveRow, MeasuredPlan};
+pub use run::{measure_plan, new_report, run, start_rows, MeasuredPlan};
 
 use crate::cli::CheckArgs;
 use crate::frameworks::{self, RowKind};

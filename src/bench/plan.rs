@@ -61,6 +61,14 @@ pub struct BenchPlan {
     /// (zero: not at all).
     #[serde(rename = "in_runtime_s", serialize_with = "as_secs")]
     pub in_runtime: Duration,
+    /// Connections of the load after the rounds that prices one more open
+    /// connection in resident memory (`None`: not measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_connections: Option<usize>,
+    /// Requests of each row's warm-up curve, before the rounds (`None`:
+    /// no curve).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_curve: Option<u64>,
 }
 
 impl BenchPlan {
@@ -73,6 +81,17 @@ impl BenchPlan {
         let mut plan = BenchPlan::new(matrix, &args.run)?;
         plan.markdown = args.markdown;
         plan.in_runtime = args.in_runtime;
+        plan.warmup_curve = args.warmup_curve;
+        if let Some(n) = args.memory_connections {
+            if n <= plan.connections {
+                bail!(
+                    "--memory-connections {n} must be above --connections ({}): the extra \
+                     connections are what it prices",
+                    plan.connections
+                );
+            }
+            plan.memory_connections = Some(n);
+        }
         Ok(plan)
     }
 
@@ -114,6 +133,8 @@ impl BenchPlan {
             csv: args.csv.clone(),
             markdown: false,
             in_runtime: Duration::ZERO,
+            memory_connections: None,
+            warmup_curve: None,
         })
     }
 }

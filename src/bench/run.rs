@@ -7,39 +7,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use hdrhistogram::Histogram;
-
+use super::live::LiveRow;
 use super::matrix::NotRun;
 use super::measure::{measure, server_cores, to_round, Pace, RoundWindow};
 use super::plan::BenchPlan;
 use super::progress::Progress;
 use super::row::{self, RowFailure};
-use super::server::ServerProcess;
 use super::spec::ServerSpec;
-use super::{clock, cpus, in_runtime, machine, memory, output};
+use super::{clock, cpus, in_runtime, machine, memory, output, per_connection, warmup_curve};
 use crate::cli::BenchArgs;
 use crate::load;
 use crate::outcome::Outcome;
 use crate::report::{printable, summary, BenchReport, Pinning, RowKind, RuntimeInfo, StartupSplit};
-use crate::scenario::ScenarioInfo;
-
-/// A row being measured: its server and what to send it.
-pub struct LiveRow {
-    /// Its framework's (or app row's) name.
-    pub framework: &'static str,
-    /// Its scenario's label.
-    pub scenario: String,
-    /// JS or native.
-    pub kind: RowKind,
-    /// Its running server.
-    pub server: ServerProcess,
-    /// What its server was started as.
-    pub spec: ServerSpec,
-    /// The scenario's request and expectations.
-    pub info: ScenarioInfo,
-    /// Latency over all its rounds so far.
-    pub histogram: Option<Histogram<u64>>,
-}
 
 /// Runs `fwbench bench`: builds the plan (a usage or set-up error is an
 /// `Err`, before any row starts), measures it and writes the reports; fails
@@ -95,6 +74,9 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     let cancel = load::cancel_on_signal();
 
     let mut live = start_rows(plan, tokio, &mut report, &cancel);
+    if let Some(requests) = plan.warmup_curve {
+        warmup_curve::measure(plan, requests, &mut live, &mut report, &cancel);
+    }
     measure_rounds(plan, &mut live, &mut report, &cancel);
     let interrupted = cancel.load(Ordering::Relaxed);
     if interrupted {
@@ -105,7 +87,7 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
     }
     report.warnings.extend(summary::held_back_warning(&report));
     report.warnings.extend(summary::idle_server_warning(&report));
-    write_hdr_files(plan, &live, &mut report);
+    // The peak before any --memory-connections load: start-up and rounds.
     for row in &live {
         let peak = row
             .server
@@ -116,6 +98,13 @@ pub fn measure_plan(plan: &BenchPlan, tokio: &tokio::runtime::Runtime) -> anyhow
             .row_mut(row.framework, &row.scenario, row.kind)
             .note_memory(peak);
     }
+    if let Some(connections) = plan
+        .memory_connections
+        .filter(|_| !cancel.load(Ordering::Relaxed))
+    {
+        per_connection::measure(plan, connections, &mut live, &mut report, &cancel);
+    }
+    write_hdr_files(plan, &live, &mut report);
     note_runtimes(plan, &mut report);
     let mut stopped = Vec::with_capacity(live.len());
     for row in live {
@@ -252,6 +241,7 @@ pub fn start_rows(
                     spec,
                     info: info.clone(),
                     histogram: None,
+                    served: 0,
                 });
             }
             Err(failure) => {
@@ -336,11 +326,11 @@ fn measure_rounds(
                 }
                 Ok(measured) => {
                     let mut round = to_round(&measured, row.info.expect.status, load_threads, cpu, server);
-                    round.rss_mib = row
-                        .server
-                        .local_pid()
-                        .and_then(memory::resident)
-                        .map(|r| r.now_mib);
+                    row.served += measured.responses + measured.warmup_excluded;
+                    round.served = Some(row.served);
+                    // Between rounds, outside every window: the heap after
+                    // a full collection in each worker.
+                    round.heap_after_gc = row.server.heap_sizes().map(memory::heap_after_gc);
                     let entry = report.row_mut(row.framework, &row.scenario, row.kind);
                     entry.push_round(round);
                     match &mut row.histogram {

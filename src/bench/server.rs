@@ -180,9 +180,17 @@ impl ServerProcess {
             return Some(ServerSnapshot {
                 heap: Some(trace.snapshot()),
                 latency: None,
+                sizes: None,
             });
         }
         self.telemetry.as_mut()?.snapshot()
+    }
+
+    /// The JS heap's sizes after a full collection in every worker (see
+    /// [`TelemetryChannel::heap_sizes`]); `None` for a native row, another
+    /// runtime's, or an engine without the figures.
+    pub fn heap_sizes(&mut self) -> Option<crate::engine::HeapSizes> {
+        self.telemetry.as_mut()?.heap_sizes()
     }
 
     /// Runs `command` as launched by `launch`, reading its stderr (the
@@ -229,7 +237,7 @@ impl ServerProcess {
         let (tx, rx) = std::sync::mpsc::channel();
         if let Some(out) = child.stdout.take() {
             let trace = gc_trace.clone();
-            std::thread::spawn(move || read_stdout(BufReader::new(out), &tx, trace.as_ref()));
+            std::thread::spawn(move || banner::read_stdout(BufReader::new(out), &tx, trace.as_ref()));
         }
         Ok(ServerProcess {
             child,
@@ -369,46 +377,6 @@ impl ServerProcess {
     }
 }
 
-/// Reads a server's stdout: the banner, its first line, goes to `banner`;
-/// the rest is drained so the server never blocks on a full pipe.
-///
-/// With `trace`, every line is offered to it instead, and the banner is
-/// the launcher's line wherever it starts: V8 prints its trace through
-/// C's stdio, which flushes a pipe in blocks, not lines, so the launcher's
-/// one write can land in the middle of a trace line (the line's two halves
-/// are then one collection lost, before the banner).
-fn read_stdout(mut reader: impl BufRead, banner: &std::sync::mpsc::Sender<String>, trace: Option<&GcTrace>) {
-    let Some(trace) = trace else {
-        let mut line = String::new();
-        let _ = reader.read_line(&mut line);
-        let _ = banner.send(line);
-        let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        return;
-    };
-    let mut bytes = Vec::new();
-    let mut announced = false;
-    while reader.read_until(b'\n', &mut bytes).is_ok_and(|read| read > 0) {
-        let line = String::from_utf8_lossy(&bytes);
-        match line.find(LAUNCHER_BANNER).filter(|_| !announced) {
-            Some(start) => {
-                announced = true;
-                let _ = banner.send(line[start..].to_owned());
-            }
-            None => {
-                trace.note(&line);
-            }
-        }
-        bytes.clear();
-    }
-    if !announced {
-        // The end of stdout, as for a server with no trace.
-        let _ = banner.send(String::new());
-    }
-}
-
-/// How js/launch/launch.mjs's and announce.mjs's banners begin.
-const LAUNCHER_BANNER: &str = "fwbench-launch serving ";
-
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.terminate();
@@ -423,50 +391,6 @@ mod tests {
         let mut command = Command::new("sh");
         command.args(["-c", script]);
         ServerProcess::spawn(command, Launch::Local, None)?.await_banner(timeout)
-    }
-
-    #[test]
-    fn v8s_trace_lines_around_the_banner_are_counted_and_the_banner_found() {
-        let stdout = concat!(
-            "[1:0x1:0]  20 ms: Memory pool: Removed pages: 0, removed large pages: 0\n",
-            ", removed zone reservations: 0\n",
-            "[1:0x1:0]  23 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allocated\":1000}\n",
-            // A block of the trace flushed mid-line, the banner's write, the
-            // rest of the block.
-            "[1:0x1:0]  24 ms: GC: {\"pause\":0.5,\"gc\":\"s\",\"allo",
-            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n",
-            "cated\":1000}\n",
-            "[1:0x1:0]  90 ms: GC: {\"pause\":0.25,\"gc\":\"s\",\"allocated\":4000}\n",
-        );
-        let (tx, rx) = std::sync::mpsc::channel();
-        let trace = GcTrace::default();
-        read_stdout(stdout.as_bytes(), &tx, Some(&trace));
-        assert_eq!(
-            rx.recv().unwrap(),
-            "fwbench-launch serving main.mjs (fetch app) on http://127.0.0.1:9/ with 1 worker\n"
-        );
-        // The collection cut in two is lost; the others count.
-        let counted = trace.snapshot();
-        assert_eq!((counted.young_gcs, counted.allocated_bytes), (2, 5000));
-        assert_eq!(counted.young_gc_ns, 750_000);
-    }
-
-    #[test]
-    fn a_traced_server_that_never_announces_ends_with_its_stdout() {
-        let (tx, rx) = std::sync::mpsc::channel();
-        read_stdout(
-            "[1:0x1:0]  23 ms: GC: {}\n".as_bytes(),
-            &tx,
-            Some(&GcTrace::default()),
-        );
-        assert_eq!(rx.recv().unwrap(), "");
-    }
-
-    #[test]
-    fn without_a_trace_the_first_line_is_the_banner_whatever_it_is() {
-        let (tx, rx) = std::sync::mpsc::channel();
-        read_stdout("[1:0x1:0]  23 ms: GC: {}\nfwbench serve\n".as_bytes(), &tx, None);
-        assert_eq!(rx.recv().unwrap(), "[1:0x1:0]  23 ms: GC: {}\n");
     }
 
     /// A server that listens on a port of its own, says so in its banner,

@@ -8,6 +8,7 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::adapter::ServerSnapshot;
+use crate::engine::HeapSizes;
 
 /// The descriptor number the server finds its end at (`--telemetry-fd`).
 pub const SERVER_FD: i32 = 3;
@@ -40,7 +41,17 @@ impl TelemetryChannel {
     /// when it did not answer in time (its parts are `None` where it has
     /// none: a native row, an engine without the hooks).
     pub fn snapshot(&mut self) -> Option<ServerSnapshot> {
-        self.writer.write_all(b"snapshot\n").ok()?;
+        self.ask(b"snapshot\n")
+    }
+
+    /// The same, with the heap's sizes after every worker collected all
+    /// its garbage (`None` in them for an engine or row without).
+    pub fn heap_sizes(&mut self) -> Option<HeapSizes> {
+        self.ask(b"heap-sizes\n")?.sizes
+    }
+
+    fn ask(&mut self, request: &[u8]) -> Option<ServerSnapshot> {
+        self.writer.write_all(request).ok()?;
         let mut line = String::new();
         self.reader.read_line(&mut line).ok()?;
         serde_json::from_str::<ServerSnapshot>(&line).ok()

@@ -32,9 +32,8 @@ pub fn run_step(
 ) -> StepRun {
     let load_threads = plan.cpus.load.len().max(1);
     let pace = Pace {
-        warmup: plan.warmup,
-        duration: plan.duration,
         rate: Some(rate),
+        ..Pace::of_round(plan)
     };
     let addr = row.server.addr;
     let mut window = RoundWindow::new(&mut row.server, &plan.cpus, server_cores(plan));

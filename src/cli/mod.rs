@@ -208,6 +208,18 @@ pub struct BenchArgs {
     /// anatomy's in-runtime column; 0s skips it.
     #[arg(long, default_value = "1s", value_parser = parse_duration, value_name = "DURATION")]
     pub in_runtime: Duration,
+    /// After the rounds, load each row once more with this many
+    /// connections (more than --connections) and report the resident set
+    /// each extra open connection costs (memory table, "per conn.").
+    #[arg(long, value_name = "N")]
+    pub memory_connections: Option<usize>,
+    /// Before any other load, send each row's fresh server this many
+    /// requests (default 50000 with the flag alone) and report its warm-up
+    /// curve: p50, p99 and req/s per 1,000 answers, and after how many
+    /// requests and how long its median settled.
+    #[arg(long, value_name = "REQUESTS", num_args = 0..=1, default_missing_value = "50000",
+          value_parser = clap::value_parser!(u64).range(4000..=10_000_000))]
+    pub warmup_curve: Option<u64>,
 }
 
 /// How `bench` and `sweep` measure their rows, and where results go.

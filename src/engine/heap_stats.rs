@@ -60,8 +60,39 @@ pub struct HeapCounters {
     /// The current isolate's total, as last published.
     allocated_now: AtomicU64,
     publish: AtomicBool,
+    /// Whether the publish asked for should first collect all garbage and
+    /// then record the heap's sizes.
+    collect: AtomicBool,
+    /// The heap's sizes after the last collection asked for; `sizes_known`
+    /// once there has been one.
+    used_bytes: AtomicU64,
+    total_bytes: AtomicU64,
+    external_bytes: AtomicU64,
+    sizes_known: AtomicBool,
     /// Wakes the isolate's thread for a publish when it is idle.
     waker: Mutex<Option<Waker>>,
+}
+
+/// The JS heap's size right after a full collection: what the app keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HeapSizes {
+    /// Bytes of live objects on the JS heap.
+    pub used_bytes: u64,
+    /// Bytes the JS heap has reserved from the system.
+    pub total_bytes: u64,
+    /// Bytes held outside the heap for JS objects (ArrayBuffers' stores).
+    pub external_bytes: u64,
+}
+
+impl HeapSizes {
+    /// The sum of two workers' sizes.
+    pub fn plus(&self, other: &HeapSizes) -> HeapSizes {
+        HeapSizes {
+            used_bytes: self.used_bytes + other.used_bytes,
+            total_bytes: self.total_bytes + other.total_bytes,
+            external_bytes: self.external_bytes + other.external_bytes,
+        }
+    }
 }
 
 /// The counters at one moment. Subtract two with [`HeapSnapshot::since`].
@@ -122,6 +153,11 @@ impl Default for HeapCounters {
             allocated_before: AtomicU64::new(0),
             allocated_now: AtomicU64::new(0),
             publish: AtomicBool::new(false),
+            collect: AtomicBool::new(false),
+            used_bytes: AtomicU64::new(0),
+            total_bytes: AtomicU64::new(0),
+            external_bytes: AtomicU64::new(0),
+            sizes_known: AtomicBool::new(false),
             waker: Mutex::new(None),
         }
     }
@@ -137,6 +173,27 @@ impl HeapCounters {
         if let Some(waker) = &*waker {
             waker.wake_by_ref();
         }
+    }
+
+    /// Asks the isolate's thread to collect all its garbage (V8's
+    /// low-memory notification: full collections until nothing more is
+    /// freed) and then publish, the heap's sizes included. Runs between
+    /// requests, never inside the app's code, and no app-visible `gc()` is
+    /// exposed for it.
+    pub fn request_sizes(&self) {
+        self.collect.store(true, Ordering::Release);
+        self.request_publish();
+    }
+
+    /// The heap's sizes after the last collection asked for by
+    /// [`request_sizes`](Self::request_sizes); `None` before one.
+    pub fn sizes(&self) -> Option<HeapSizes> {
+        let relaxed = Ordering::Relaxed;
+        self.sizes_known.load(Ordering::Acquire).then(|| HeapSizes {
+            used_bytes: self.used_bytes.load(relaxed),
+            total_bytes: self.total_bytes.load(relaxed),
+            external_bytes: self.external_bytes.load(relaxed),
+        })
     }
 
     /// Leaves the waker of the task that publishes (once: a task's waker
@@ -192,10 +249,29 @@ impl HeapCounters {
 
     /// Publishes `isolate`'s allocation total (on its thread).
     pub(super) fn publish(&self, isolate: &mut v8::Isolate) {
+        if self.collect.swap(false, Ordering::AcqRel) && heap_stats_enabled() {
+            self.record_sizes(isolate);
+        }
         let total = allocated_total(isolate);
         self.allocated_now.store(total, Ordering::Relaxed);
         self.publish.store(false, Ordering::Release);
     }
+
+    /// Collects all garbage, then records the heap's sizes.
+    #[cfg(feature = "v8")]
+    fn record_sizes(&self, isolate: &mut v8::Isolate) {
+        isolate.low_memory_notification();
+        let stats = isolate.get_heap_statistics();
+        let relaxed = Ordering::Relaxed;
+        self.used_bytes.store(stats.used_heap_size() as u64, relaxed);
+        self.total_bytes.store(stats.total_heap_size() as u64, relaxed);
+        self.external_bytes.store(stats.external_memory() as u64, relaxed);
+        self.sizes_known.store(true, Ordering::Release);
+    }
+
+    /// QuickJS-ng's V8-shaped API has no such figures: none are made up.
+    #[cfg(not(feature = "v8"))]
+    fn record_sizes(&self, _isolate: &mut v8::Isolate) {}
 
     /// The isolate whose total was published is gone: keep what it
     /// allocated, and count the next one's from zero.

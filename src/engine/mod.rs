@@ -58,7 +58,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use deno_core::{v8, Extension, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 
-pub use heap_stats::{heap_stats_enabled, telemetry_switched_on, HeapCounters, HeapSnapshot};
+pub use heap_stats::{heap_stats_enabled, telemetry_switched_on, HeapCounters, HeapSizes, HeapSnapshot};
 pub use limits::{Interrupt, Watchdog};
 
 /// The JS engine this binary was built with, as reports and `--version`

@@ -13,6 +13,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use tokio::time::Instant;
 
+use super::blocks::BlockRecorder;
 use super::conn::Answer;
 use super::error::{RequestError, KINDS};
 use super::histogram;
@@ -79,6 +80,8 @@ pub(crate) struct Collector {
     pub(crate) busy_us: u64,
     /// Outcomes excluded because they belong to the warm-up.
     pub(crate) warmup: u64,
+    /// Latency per block of consecutive answers, when asked for.
+    pub(crate) blocks: Option<BlockRecorder>,
     progress: Arc<LiveCounters>,
 }
 
@@ -98,8 +101,15 @@ impl Collector {
             late: Late::default(),
             busy_us: 0,
             warmup: 0,
+            blocks: None,
             progress,
         }
+    }
+
+    /// Also records latency per block of consecutive answers.
+    pub(crate) fn with_blocks(mut self, blocks: Option<BlockRecorder>) -> Collector {
+        self.blocks = blocks;
+        self
     }
 
     /// Whether a described example of a mismatch is still wanted.
@@ -123,6 +133,9 @@ impl Collector {
         let service = x.done.saturating_duration_since(x.sent);
         let latency = x.done.saturating_duration_since(x.intended);
         histogram::record(&mut self.latency, latency);
+        if let Some(blocks) = &mut self.blocks {
+            blocks.record(x.done, latency);
+        }
         if let Some(h) = &mut self.service {
             histogram::record(h, service);
             let delay = x.sent.saturating_duration_since(x.intended);
@@ -194,6 +207,11 @@ impl Collector {
         self.late.max_us = self.late.max_us.max(other.late.max_us);
         self.busy_us += other.busy_us;
         self.warmup += other.warmup;
+        match (&mut self.blocks, other.blocks) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
     }
 }
 

@@ -32,7 +32,8 @@ println!("{:.0} req/s, p99 {} µs", report.successes_per_sec, report.latency.per
 - `validate.rs`: expectations and the per-response checks.
 - `collector.rs`: per-thread aggregation of outcomes; `error.rs`: why a
   request failed (the error kinds).
-- `histogram.rs`: HDR histograms and their text output.
+- `histogram.rs`: HDR histograms and their text output; `blocks.rs`:
+  latency per block of consecutive answers (a warm-up curve).
 - `cpu.rs`: the generator's own CPU time and memory.
 - `report.rs`: [`LoadReport`], every figure plus warnings.
 - `printer.rs`: the human summary; `monitor.rs`: the live progress line.
@@ -43,6 +44,7 @@ and every run is bounded by its duration or request count and by
 */
 
 mod args;
+mod blocks;
 mod collector;
 mod conn;
 mod cpu;
@@ -70,6 +72,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 pub use args::{parse_duration, parse_expect_header, parse_header, ExpectHeaderArg, HeaderArg, LoadArgs};
+pub use blocks::BlockStats;
 pub use error::ErrorKind;
 pub use histogram::{write_percentiles, LatencyStats, Percentiles};
 pub use limits::{

@@ -83,6 +83,9 @@ pub struct LoadPlan {
     pub progress: bool,
     /// The part of a larger load this plan is, if it is one.
     pub segment: Option<Segment>,
+    /// Also report latency per block of this many consecutive answers
+    /// (blocks.rs): a warm-up curve's figures. `None`: not recorded.
+    pub blocks: Option<u64>,
 }
 
 impl LoadPlan {
@@ -109,6 +112,7 @@ impl LoadPlan {
             timeout: DEFAULT_TIMEOUT,
             expect: Expectations::default(),
             segment: None,
+            blocks: None,
             progress: false,
         })
     }

@@ -12,6 +12,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use super::blocks::BlockStats;
 use super::collector::{Collector, LATE_AFTER};
 use super::cpu;
 use super::error::ErrorKind;
@@ -113,6 +114,10 @@ pub struct LoadReport {
     /// The latency histogram (µs), for HDR output and merging.
     #[serde(skip)]
     pub histogram: Histogram<u64>,
+    /// Latency per block of consecutive answers (`LoadPlan::blocks`);
+    /// empty unless asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockStats>,
 }
 
 /// A measured window on the wall clock, in seconds since the Unix epoch.
@@ -340,6 +345,10 @@ impl LoadReport {
             segment: plan.segment,
             window: WallWindow::of(raw_window.0.into_std(), raw_window.1.into_std()),
             histogram_hdr: super::histogram::encode(&c.latency),
+            blocks: c
+                .blocks
+                .as_ref()
+                .map_or_else(Vec::new, |blocks| blocks.stats(raw.stop_measure_start)),
             histogram: c.latency,
         };
         report.warnings = warnings(&report, plan);

@@ -28,6 +28,7 @@ use std::time::Duration;
 use tokio::task::LocalSet;
 use tokio::time::{Instant, Sleep};
 
+use super::blocks::BlockRecorder;
 use super::collector::{Collector, Exchange, LiveCounters};
 use super::conn::Conn;
 use super::cpu;
@@ -148,6 +149,8 @@ struct Shared {
     stop: Stop,
     /// Open loop: per-connection interval and the rate (for staggering).
     open: Option<(Duration, f64)>,
+    /// Block size and the shared answer counter (`LoadPlan::blocks`).
+    blocks: Option<(u64, Arc<AtomicU64>)>,
 }
 
 /// What one thread reports at the end.
@@ -209,6 +212,7 @@ pub(crate) fn run(
         open: plan
             .rate
             .map(|rate| (Duration::from_secs_f64(plan.connections as f64 / rate), rate)),
+        blocks: plan.blocks.map(|size| (size, Arc::new(AtomicU64::new(0)))),
     });
     let progress: Vec<Arc<LiveCounters>> = (0..threads).map(|_| Arc::default()).collect();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -290,7 +294,14 @@ fn thread_main(
         .enable_all()
         .build()?;
     let ctx = Rc::new(Ctx {
-        collector: RefCell::new(Collector::new(shared.open.is_some(), progress)),
+        collector: RefCell::new(
+            Collector::new(shared.open.is_some(), progress).with_blocks(
+                shared
+                    .blocks
+                    .as_ref()
+                    .map(|(size, counter)| BlockRecorder::new(*size, counter.clone())),
+            ),
+        ),
         shared,
         opened: Cell::new(0),
         gave_up: Cell::new(0),

@@ -52,12 +52,16 @@ mod format;
 pub mod history;
 pub mod html;
 mod json;
+pub mod memory;
+mod memory_table;
 pub mod merge;
 pub mod model;
 pub mod summary;
 mod svg;
 mod table;
 mod text;
+pub mod warmup;
+mod warmup_table;
 
 pub use anatomy_svg::write_anatomy_svg;
 pub use compare::{compare, CompareArgs, CompareOutcome, Comparison, RowComparison};
@@ -66,8 +70,9 @@ pub use format::{printable, CLIENT_BOUND};
 pub use html::{write_html, write_html_with, Lead};
 pub use json::{load_json, parse_json, write_json, ReadReportError, MAX_REPORT_BYTES};
 pub use model::{
-    BenchReport, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowMemory, RowStatus,
-    RunHeader, RuntimeInfo, ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA, SCHEMA_VERSION,
+    BenchReport, HeapAfterGc, MachineInfo, Percentiles, Pinning, Round, RoundTrips, Row, RowKind, RowMemory,
+    RowStatus, RunHeader, RuntimeInfo, ServerHostInfo, StartupSplit, ToolInfo, OLDEST_READABLE_SCHEMA,
+    SCHEMA_VERSION,
 };
 pub use summary::{FrameworkSummary, RowSummary, Spread, Summary};
 pub use svg::write_svg;

@@ -33,6 +33,9 @@ pub use crate::frameworks::RowKind;
 pub use crate::load::Percentiles;
 
 use super::cost::{InRuntimeCost, RequestCost};
+use super::memory::Reading;
+pub use super::memory::{HeapAfterGc, LeakCheck, RowMemory};
+pub use super::warmup::WarmupCurve;
 
 /// The version of this JSON layout. Bump it when a field changes meaning,
 /// moves or is removed; `fwbench compare` refuses reports of a version it
@@ -245,6 +248,10 @@ pub struct Row {
     /// a server on another machine, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<RowMemory>,
+    /// Its warm-up curve from the server's first requests
+    /// (`--warmup-curve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_curve: Option<WarmupCurve>,
     /// Ok, or failed with the reason.
     pub status: RowStatus,
     /// Seconds from starting the row's server process to its first
@@ -280,17 +287,6 @@ pub struct RuntimeInfo {
     pub binary: String,
     /// How it serves a fetch-style app (Node: @hono/node-server).
     pub fetch_apps_served_by: String,
-}
-
-/// A row server's resident memory.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RowMemory {
-    /// Its resident set after each round, the median over the rounds: what
-    /// the server holds while serving.
-    pub steady_rss_mib: f64,
-    /// The highest its resident set has been, start-up included (the
-    /// kernel's high-water mark, after the last round).
-    pub peak_rss_mib: f64,
 }
 
 /// One timed round of one row.
@@ -349,6 +345,14 @@ pub struct Round {
     /// a server on another machine, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_mib: Option<f64>,
+    /// The JS heap after a full collection, read after the round (fwbench's
+    /// own JS rows on V8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_after_gc: Option<HeapAfterGc>,
+    /// Requests the server had answered by the end of the round, warm-ups
+    /// included: what the leak check fits memory against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served: Option<u64>,
     /// What each request cost over the round: server and client CPU time,
     /// JS heap allocation and GC (anatomy.rs). Absent when the server's
     /// clocks could not be read, and in older reports.
@@ -434,6 +438,7 @@ impl Row {
             scenario: scenario.into(),
             served_by: String::new(),
             memory: None,
+            warmup_curve: None,
             kind,
             status: RowStatus::Ok,
             startup_s: None,
@@ -472,22 +477,26 @@ impl Row {
         }
     }
 
-    /// The memory figures from its rounds' resident sets and the peak
-    /// `peak_mib` (none without either).
+    /// The memory figures from its rounds' readings and the peak
+    /// `peak_mib` (none without either); a per-connection figure already
+    /// noted is kept.
     pub fn note_memory(&mut self, peak_mib: Option<f64>) {
-        let mut steady: Vec<f64> = self.rounds.iter().filter_map(|round| round.rss_mib).collect();
-        steady.sort_by(f64::total_cmp);
-        self.memory = match (steady.get(steady.len() / 2), peak_mib) {
-            (Some(&median), Some(peak)) => Some(RowMemory {
-                steady_rss_mib: if steady.len().is_multiple_of(2) {
-                    (steady[steady.len() / 2 - 1] + median) / 2.0
-                } else {
-                    median
-                },
-                peak_rss_mib: peak,
-            }),
-            _ => None,
-        };
+        let readings: Vec<Reading> = self
+            .rounds
+            .iter()
+            .filter_map(|round| {
+                Some(Reading {
+                    served: round.served?,
+                    rss_mib: round.rss_mib?,
+                    heap: round.heap_after_gc,
+                })
+            })
+            .collect();
+        let per_connection = self.memory.and_then(|m| m.per_connection_kib);
+        self.memory = RowMemory::of(&readings, peak_mib).map(|memory| RowMemory {
+            per_connection_kib: per_connection,
+            ..memory
+        });
     }
 
     /// Whether the row's status is ok.
@@ -535,6 +544,8 @@ impl Round {
             server_wait: None,
             concurrency_achieved: None,
             rss_mib: None,
+            heap_after_gc: None,
+            served: None,
             cost: None,
         }
     }

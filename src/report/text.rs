@@ -20,9 +20,11 @@ use std::io::{self, Write};
 use super::anatomy;
 use super::fidelity::Fidelity;
 use super::format::{self, printable};
+use super::memory_table::{legend, memory_table, MEMORY_TITLE};
 use super::model::{BenchReport, MachineInfo, RowStatus, RunHeader, ServerHostInfo};
 use super::summary::{RowSummary, Summary, BASELINE};
 use super::table::{escape, Align, Table};
+use super::warmup_table;
 
 /// Placeholder for a cell without a figure.
 const NONE: &str = "-";
@@ -61,6 +63,18 @@ pub fn write_terminal(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
         table.write_text("  ", out)?;
     }
     anatomy::write_anatomy(&summary, out)?;
+    if let Some(table) = memory_table(report) {
+        writeln!(out)?;
+        writeln!(out, "{MEMORY_TITLE}")?;
+        table.write_text("  ", out)?;
+        writeln!(out, "  {}", legend())?;
+    }
+    if let Some(table) = warmup_table::warmup_table(report) {
+        writeln!(out)?;
+        writeln!(out, "{}", warmup_table::WARMUP_TITLE)?;
+        table.write_text("  ", out)?;
+        writeln!(out, "  {}", warmup_table::legend())?;
+    }
     for (title, table) in fidelity_tables(report, &summary) {
         writeln!(out)?;
         writeln!(out, "{title}")?;
@@ -135,6 +149,22 @@ pub fn write_markdown(report: &BenchReport, out: &mut dyn Write) -> io::Result<(
             writeln!(out)?;
             table.write_markdown(out)?;
         }
+    }
+    if let Some(table) = memory_table(report) {
+        writeln!(out)?;
+        writeln!(out, "### {}", escape_inline(MEMORY_TITLE))?;
+        writeln!(out)?;
+        table.write_markdown(out)?;
+        writeln!(out)?;
+        writeln!(out, "{}", escape_inline(&legend()))?;
+    }
+    if let Some(table) = warmup_table::warmup_table(report) {
+        writeln!(out)?;
+        writeln!(out, "### {}", escape_inline(warmup_table::WARMUP_TITLE))?;
+        writeln!(out)?;
+        table.write_markdown(out)?;
+        writeln!(out)?;
+        writeln!(out, "{}", escape_inline(&warmup_table::legend()))?;
     }
     for (title, table) in fidelity_tables(report, &summary) {
         writeln!(out)?;

@@ -6,8 +6,10 @@ mod anatomy;
 mod capacity;
 mod exit_status;
 mod headers;
+mod memory;
 mod runtimes;
 mod sweep;
+mod warmup;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -27,6 +27,7 @@ pub mod escape;
 mod history;
 mod latency;
 mod plot;
+mod warmup;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -106,6 +107,12 @@ pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut d
         page.raw(&format!("<li><a href=\"#{id}\">{}</a></li>", esc(label)));
     }
     page.raw("<li><a href=\"#anatomy\">anatomy</a></li>");
+    if report.rows.iter().any(|row| row.memory.is_some()) {
+        page.raw("<li><a href=\"#memory\">memory</a></li>");
+    }
+    if report.rows.iter().any(|row| row.warmup_curve.is_some()) {
+        page.raw("<li><a href=\"#warmup\">warm-up</a></li>");
+    }
     let fidelity = text::fidelity_tables(report, &summary);
     if !fidelity.is_empty() {
         page.raw("<li><a href=\"#runtimes\">runtimes</a></li>");
@@ -172,6 +179,41 @@ pub fn write_html_with(report: &BenchReport, lead: Option<Lead<'_>>, out: &mut d
     }
     page.end_section();
 
+    if let Some(table) = super::warmup_table::warmup_table(report) {
+        page.section("warmup", super::warmup_table::WARMUP_TITLE);
+        for scenario in &summary.scenarios {
+            let curves: Vec<(&str, &crate::report::warmup::WarmupCurve)> = report
+                .rows
+                .iter()
+                .filter(|row| &row.scenario == scenario)
+                .filter_map(|row| Some((row.framework.as_str(), row.warmup_curve.as_ref()?)))
+                .filter(|(_, curve)| !curve.blocks.is_empty())
+                .collect();
+            if curves.is_empty() {
+                continue;
+            }
+            page.raw("<figure class=\"plot\">");
+            page.raw(&warmup::svg(&curves));
+            page.raw(&format!("<figcaption>Scenario {}. Rows: ", esc(scenario)));
+            page.toggles(curves.iter().map(|(name, _)| *name));
+            page.raw("</figcaption></figure>");
+        }
+        page.table(&table, "sortable");
+        page.raw(&format!(
+            "<p class=\"legend\">{}</p>",
+            esc(&super::warmup_table::legend())
+        ));
+        page.end_section();
+    }
+    if let Some(table) = super::memory_table::memory_table(report) {
+        page.section("memory", super::memory_table::MEMORY_TITLE);
+        page.table(&table, "sortable");
+        page.raw(&format!(
+            "<p class=\"legend\">{}</p>",
+            esc(&super::memory_table::legend())
+        ));
+        page.end_section();
+    }
     if !fidelity.is_empty() {
         page.section("runtimes", "Runtimes");
         for (title, table) in &fidelity {
