@@ -347,3 +347,64 @@ fn compare_of_one_report_says_it_needs_two() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn capacity_memory_and_warm_up_pages_render_in_chromium() {
+    let Some(chrome) = chromium("capacity_memory_and_warm_up_pages_render_in_chromium") else {
+        return;
+    };
+    let dir = scratch("report-html-capacity");
+    let out = fwbench([
+        "capacity",
+        "--frameworks",
+        "hyper",
+        "--only",
+        "hello",
+        "--p99",
+        "50ms",
+        "--step",
+        "300ms",
+        "--warmup",
+        "100ms",
+        "--repeats",
+        "1",
+        "--max-rate",
+        "4000",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut browser = open_checked(&chrome, &dir.join("capacity.html"), &dir);
+    let first = browser.eval("document.querySelector('#capacity table tbody tr').cells[0].textContent");
+    assert_eq!(first, "hyper");
+    // Held up to the highest rate tried: said in the note, and each step
+    // is a point of the chart's p99 line.
+    let note = browser.eval("document.querySelector('#capacity table tbody tr').lastChild.textContent");
+    assert!(note.as_str().unwrap_or("").contains("at least 4000"), "{note}");
+    let points = browser.eval("document.querySelectorAll('g.series[data-series=\"p99\"] circle').length");
+    assert!(points.as_u64() >= Some(3), "{points}");
+
+    let dir = scratch("report-html-memory");
+    let out = fwbench(
+        bench(&dir)
+            .frameworks("s200,hyper")
+            .only("hello")
+            .duration("300ms")
+            .warmup("100ms")
+            .set("--warmup-curve", "6000")
+            .set("--memory-connections", "100"),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut browser = open_checked(&chrome, &dir.join("report.html"), &dir);
+    let rows = |browser: &mut Browser, section: &str| {
+        browser
+            .eval(&format!(
+                "document.querySelectorAll('#{section} table tbody tr').length"
+            ))
+            .as_u64()
+    };
+    assert_eq!(rows(&mut browser, "memory"), Some(2));
+    assert_eq!(rows(&mut browser, "warmup"), Some(2));
+    let curves = browser.eval("document.querySelectorAll('#warmup svg.chart g.series').length");
+    assert_eq!(curves.as_u64(), Some(2), "{curves}");
+}
