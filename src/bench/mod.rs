@@ -58,7 +58,7 @@ mod warmup_curve;
 pub use live::LiveRow;
 pub use plan::BenchPlan;
 pub use row::RowFailure;
-pub use run::{measure_plan, new_report, run, start_rows, MeasuredPlan};
+pub use run::{measure_plan, new_report, run, start_row, start_rows, MeasuredPlan};
 
 use crate::cli::CheckArgs;
 use crate::frameworks::{self, RowKind};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::live::LiveRow;
-use super::matrix::NotRun;
+use super::matrix::{MatrixRow, NotRun};
 use super::measure::{measure, server_cores, to_round, Pace, RoundWindow};
 use super::plan::BenchPlan;
 use super::progress::Progress;
@@ -196,65 +196,77 @@ pub fn start_rows(
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        let framework = row.framework.name;
-        let scenario = row.scenario.source.label();
-        let kind = row.framework.kind();
-        let info = match row.runnable() {
-            Ok(info) => info,
-            Err(NotRun::Skipped(_)) => continue,
-            Err(NotRun::Failed(reason)) => {
-                fail(
-                    report,
-                    framework,
-                    &scenario,
-                    kind,
-                    &RowFailure::NotRunnable(reason),
-                );
-                continue;
-            }
-        };
-        let spec = ServerSpec::for_row(
-            row,
-            plan.workers,
-            plan.cpus.for_servers(),
-            plan.server_machine.clone(),
-        );
-        match row::start_and_validate(&spec, info, plan.start_timeout, tokio) {
-            Ok(started) => {
-                if let Some(first) = &started.retried_after {
-                    report.warnings.push(format!(
-                        "{framework} / {scenario}: the first start {first}; the second started in {:.1} s",
-                        started.startup.as_secs_f64()
-                    ));
-                }
-                let row = report.row_mut(framework, &scenario, kind);
-                row.startup_s = Some(started.startup.as_secs_f64());
-                row.startup_split = started.loaded.map(|loaded| StartupSplit {
-                    runtime_ready_s: loaded.runtime_ready.as_secs_f64(),
-                    app_loaded_s: loaded.app_loaded.as_secs_f64(),
-                });
-                live.push(LiveRow {
-                    framework,
-                    scenario,
-                    kind,
-                    server: started.server,
-                    spec,
-                    info: info.clone(),
-                    histogram: None,
-                    served: 0,
-                });
-            }
-            Err(failure) => {
-                eprintln!(
-                    "fwbench bench: {framework} / {} failed: {}",
-                    printable(&scenario),
-                    printable(&failure.to_string())
-                );
-                fail(report, framework, &scenario, kind, &failure);
-            }
-        }
+        live.extend(start_row(plan, row, tokio, report));
     }
     live
+}
+
+/// Starts and validates one row; `None` when it is skipped (no app for
+/// its framework) or failed (recorded in `report`).
+pub fn start_row(
+    plan: &BenchPlan,
+    row: &MatrixRow<'_>,
+    tokio: &tokio::runtime::Runtime,
+    report: &mut BenchReport,
+) -> Option<LiveRow> {
+    let framework = row.framework.name;
+    let scenario = row.scenario.source.label();
+    let kind = row.framework.kind();
+    let info = match row.runnable() {
+        Ok(info) => info,
+        Err(NotRun::Skipped(_)) => return None,
+        Err(NotRun::Failed(reason)) => {
+            fail(
+                report,
+                framework,
+                &scenario,
+                kind,
+                &RowFailure::NotRunnable(reason),
+            );
+            return None;
+        }
+    };
+    let spec = ServerSpec::for_row(
+        row,
+        plan.workers,
+        plan.cpus.for_servers(),
+        plan.server_machine.clone(),
+    );
+    match row::start_and_validate(&spec, info, plan.start_timeout, tokio) {
+        Ok(started) => {
+            if let Some(first) = &started.retried_after {
+                report.warnings.push(format!(
+                    "{framework} / {scenario}: the first start {first}; the second started in {:.1} s",
+                    started.startup.as_secs_f64()
+                ));
+            }
+            let entry = report.row_mut(framework, &scenario, kind);
+            entry.startup_s = Some(started.startup.as_secs_f64());
+            entry.startup_split = started.loaded.map(|loaded| StartupSplit {
+                runtime_ready_s: loaded.runtime_ready.as_secs_f64(),
+                app_loaded_s: loaded.app_loaded.as_secs_f64(),
+            });
+            Some(LiveRow {
+                framework,
+                scenario,
+                kind,
+                server: started.server,
+                spec,
+                info: info.clone(),
+                histogram: None,
+                served: 0,
+            })
+        }
+        Err(failure) => {
+            eprintln!(
+                "fwbench: {framework} / {} failed: {}",
+                printable(&scenario),
+                printable(&failure.to_string())
+            );
+            fail(report, framework, &scenario, kind, &failure);
+            None
+        }
+    }
 }
 
 /// Records `failure` as the row's status.

@@ -6,11 +6,14 @@
 //! flags, one pinned server process per row). Each search ([`search`]) is
 //! a sequence of fixed-rate steps ([`step`]): open loop from the load
 //! generator's pacer, latency from each request's due time, the server's
-//! CPU from /proc. The searches run interleaved, as bench's rounds do
-//! (row A, B, C, then A, B, C again), so a drifting machine spreads over
-//! every row; their spread is the capacity's interval. Then each row is
-//! measured at 10 %, 50 % and 90 % of its capacity: the server's CPU per
-//! request below saturation, which is what a bill reflects.
+//! CPU from /proc. One row's server runs at a time (unlike bench's
+//! interleaved rounds): at a millisecond target, the idle servers of other
+//! rows on the same CPUs (their runtimes' timers and idle-time garbage
+//! collections) put milliseconds into the measured row's tail. Its
+//! searches run back to back; their spread is the capacity's interval.
+//! Then the row is measured at 10 %, 50 % and 90 % of its capacity: the
+//! server's CPU per request below saturation, which is what a bill
+//! reflects.
 //!
 //! - `search.rs`: the ramp and bisection, with no I/O;
 //! - `step.rs`: one step and its verdict;
@@ -69,7 +72,6 @@ pub fn run(args: &CapacityArgs) -> anyhow::Result<Outcome> {
         options.insert("max_rate".into(), args.max_rate.into());
         options.insert("precision".into(), args.precision.into());
     }
-    let mut live = bench::start_rows(&plan, &tokio, &mut bench_report, &cancel);
     let mut report = CapacityReport {
         schema_version: CAPACITY_SCHEMA_VERSION,
         header: bench_report.header.clone(),
@@ -77,69 +79,35 @@ pub fn run(args: &CapacityArgs) -> anyhow::Result<Outcome> {
         rows: Vec::new(),
         warnings: bench_report.warnings.clone(),
     };
-    for row in &bench_report.rows {
-        report.rows.push(CapacityRow {
-            framework: row.framework.clone(),
-            scenario: row.scenario.clone(),
-            failed: match &row.status {
-                RowStatus::Failed { reason, .. } => Some(reason.clone()),
-                RowStatus::Ok => None,
-            },
-            searches: Vec::new(),
-            below: Vec::new(),
-        });
-    }
     let bounds = Bounds {
         floor: args.min_rate,
         ceiling: args.max_rate,
         precision: args.precision,
     };
-    let target_us = report.p99_target_us;
-    'repeats: for repeat in 0..plan.rounds {
-        for row in live.iter_mut() {
-            if cancel.load(Ordering::Relaxed) {
-                break 'repeats;
-            }
-            let entry = row_entry(&mut report, row);
-            if entry.failed.is_some() {
-                continue;
-            }
-            let label = format!(
-                "{} / {} search {}/{}",
-                row.framework,
-                row.scenario,
-                repeat + 1,
-                plan.rounds
-            );
-            let search = search_row(&plan, row, bounds, target_us, &label, &cancel);
-            let entry = row_entry(&mut report, row);
-            match search {
-                Ok(search) => entry.searches.push(search),
-                Err(failure) => entry.failed = Some(failure),
-            }
+    // One row's server at a time: at a tight target, other rows' idle
+    // servers on the same CPUs (their runtimes' timers and idle-time
+    // collections) put milliseconds into the measured row's tail.
+    for row in plan.matrix.rows() {
+        if cancel.load(Ordering::Relaxed) {
+            break;
         }
-    }
-    for row in live.iter_mut() {
-        let entry = row_entry(&mut report, row);
-        let Some(capacity) = entry.median().filter(|_| entry.failed.is_none()) else {
+        let Some(mut live) = bench::start_row(&plan, &row, &tokio, &mut bench_report) else {
             continue;
         };
-        for share in BELOW {
-            if cancel.load(Ordering::Relaxed) {
-                break;
-            }
-            match run_step(&plan, row, capacity * share, target_us, &cancel) {
-                StepRun::Measured(step) => row_entry(&mut report, row).below.push(step),
-                StepRun::Interrupted => break,
-                StepRun::Failed(failure) => {
-                    row_entry(&mut report, row).failed = Some(failure.to_string());
-                    break;
-                }
-            }
-        }
+        measure_row(&plan, &mut live, bounds, &mut report, &cancel);
+        live.server.stop();
     }
-    for row in live {
-        row.server.stop();
+    // Rows that failed to start or validate.
+    for row in &bench_report.rows {
+        if let RowStatus::Failed { reason, .. } = &row.status {
+            report.rows.push(CapacityRow {
+                framework: row.framework.clone(),
+                scenario: row.scenario.clone(),
+                failed: Some(reason.clone()),
+                searches: Vec::new(),
+                below: Vec::new(),
+            });
+        }
     }
     let interrupted = cancel.load(Ordering::Relaxed);
     if interrupted {
@@ -161,6 +129,55 @@ pub fn run(args: &CapacityArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Passed
     })
+}
+
+/// `--repeats` searches of `row`'s capacity, then its steps below the
+/// median capacity, into `report`.
+fn measure_row(
+    plan: &BenchPlan,
+    row: &mut LiveRow,
+    bounds: Bounds,
+    report: &mut CapacityReport,
+    cancel: &Arc<AtomicBool>,
+) {
+    let target_us = report.p99_target_us;
+    for repeat in 0..plan.rounds {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let label = format!(
+            "{} / {} search {}/{}",
+            row.framework,
+            row.scenario,
+            repeat + 1,
+            plan.rounds
+        );
+        let search = search_row(plan, row, bounds, target_us, &label, cancel);
+        let entry = row_entry(report, row);
+        match search {
+            Ok(search) => entry.searches.push(search),
+            Err(failure) => {
+                entry.failed = Some(failure);
+                return;
+            }
+        }
+    }
+    let Some(capacity) = row_entry(report, row).median() else {
+        return;
+    };
+    for share in BELOW {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        match run_step(plan, row, capacity * share, target_us, cancel) {
+            StepRun::Measured(step) => row_entry(report, row).below.push(step),
+            StepRun::Interrupted => return,
+            StepRun::Failed(failure) => {
+                row_entry(report, row).failed = Some(failure.to_string());
+                return;
+            }
+        }
+    }
 }
 
 /// The report's entry for `row`.

@@ -92,6 +92,17 @@ pub enum Found {
     Unfinished,
 }
 
+/// What one search's result says of the row, for the median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SearchResult {
+    /// A capacity, bracketed.
+    Capacity,
+    /// At least this rate: held, nothing found above.
+    AtLeast,
+    /// Missed the lowest rate.
+    Below,
+}
+
 /// One search: its steps and what it found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Search {
@@ -169,16 +180,53 @@ impl CapacityRow {
             .collect()
     }
 
-    /// The median capacity over the searches that found one.
+    /// The row's capacity: the median over its searches, each counting
+    /// with what it found (a capacity, or the rate it held when it found
+    /// none above: client-bound, or the highest rate tried). `None` when
+    /// the median is such a lower bound (then [`lower_bound`] says "at
+    /// least"), a miss of the lowest rate, or there is no search: one
+    /// search that missed a low rate twice on a hiccup does not outvote
+    /// two that held far more.
+    ///
+    /// [`lower_bound`]: Self::lower_bound
     pub fn median(&self) -> Option<f64> {
-        let mut rates = self.capacities();
-        rates.sort_by(f64::total_cmp);
-        let n = rates.len();
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(rates[n / 2]),
-            _ => Some((rates[n / 2 - 1] + rates[n / 2]) / 2.0),
+        match self.median_result()? {
+            (rate, SearchResult::Capacity) => Some(rate),
+            _ => None,
         }
+    }
+
+    /// What the row holds at least, when the median search found no
+    /// capacity above the rate it held (see [`median`](Self::median)).
+    pub fn lower_bound(&self) -> Option<f64> {
+        match self.median_result()? {
+            (held, SearchResult::AtLeast) => Some(held),
+            _ => None,
+        }
+    }
+
+    /// The median of the searches' results, as (rate, kind); with an even
+    /// count, the lower middle one (the cautious reading).
+    fn median_result(&self) -> Option<(f64, SearchResult)> {
+        let mut results: Vec<(f64, SearchResult)> = self
+            .searches
+            .iter()
+            .filter_map(|search| match search.found {
+                Found::Capacity { rate, .. } => Some((rate, SearchResult::Capacity)),
+                Found::NotBracketed { held } => Some((held, SearchResult::AtLeast)),
+                Found::ClientBound { held, .. } => held.map(|held| (held, SearchResult::AtLeast)),
+                Found::BelowFloor { floor } => Some((floor, SearchResult::Below)),
+                Found::Unfinished => None,
+            })
+            .collect();
+        // A miss of the floor ranks below any rate held.
+        results.sort_by(|a, b| {
+            (a.1 != SearchResult::Below)
+                .cmp(&(b.1 != SearchResult::Below))
+                .then(a.0.total_cmp(&b.0))
+        });
+        let n = results.len();
+        (n > 0).then(|| results[(n - 1) / 2])
     }
 
     /// The mean capacity with its 95 % interval (two searches or more).
@@ -239,8 +287,9 @@ impl CapacityRow {
 
 /// The table's explanation, printed under it.
 pub const LEGEND: &[&str] = &[
-    "capacity: the highest rate (req/s) held with p99 within the target, the median over the searches, \
-     ± the 95% interval of their mean;",
+    "capacity: the highest rate (req/s) held with p99 within the target, the median over the searches \
+     that bracketed one, ± the 95% interval of their mean (≥ X: no search did; X was held and the \
+     client could go no higher, or X was the highest rate tried);",
     "per core: answers per second per busy server core at that rate;",
     "µs/req at 10/50/90%: the server's CPU (user + kernel) per request at that share of the capacity;",
     "steps: fixed-rate steps run; a client-bound step never counts.",
@@ -275,7 +324,11 @@ pub fn capacity_table(report: &CapacityReport) -> Table {
         table.push(vec![
             row.framework.clone(),
             row.scenario.clone(),
-            row.median().map_or_else(|| "-".to_owned(), format::rps),
+            match (row.median(), row.lower_bound()) {
+                (Some(capacity), _) => format::rps(capacity),
+                (None, Some(held)) => format!("≥ {}", format::rps(held)),
+                (None, None) => "-".to_owned(),
+            },
             row.estimate().map_or_else(
                 || "-".to_owned(),
                 |e| format!("± {}", format::rps(e.half_width())),
@@ -317,4 +370,104 @@ pub fn write_capacity(report: &CapacityReport, markdown: bool, out: &mut dyn Wri
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(found: Found) -> Search {
+        Search {
+            steps: Vec::new(),
+            found,
+        }
+    }
+
+    fn row(found: &[Found]) -> CapacityRow {
+        CapacityRow {
+            framework: "hono".into(),
+            scenario: "mw".into(),
+            failed: None,
+            searches: found.iter().copied().map(search).collect(),
+            below: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_capacity_is_the_median_of_the_searches_that_bracketed_one() {
+        let capacity = |rate| Found::Capacity {
+            rate,
+            missed: rate * 1.04,
+        };
+        let row = row(&[
+            capacity(9000.0),
+            Found::BelowFloor { floor: 500.0 },
+            capacity(10_000.0),
+            capacity(9500.0),
+        ]);
+        // Four results: the floor missed, 9000, 9500, 10000: the lower
+        // middle one.
+        assert_eq!(row.median(), Some(9000.0));
+        let estimate = row.estimate().unwrap();
+        assert_eq!(estimate.value, 9500.0);
+        assert!(estimate.half_width() > 0.0);
+        assert_eq!(
+            row.outcome_note().as_deref(),
+            Some("below the lowest rate tried (500)")
+        );
+    }
+
+    #[test]
+    fn one_search_that_missed_low_does_not_outvote_two_that_held_more() {
+        let row = row(&[
+            Found::Capacity {
+                rate: 1938.0,
+                missed: 2000.0,
+            },
+            Found::ClientBound {
+                held: Some(16_000.0),
+                at: 32_000.0,
+            },
+            Found::ClientBound {
+                held: Some(32_000.0),
+                at: 64_000.0,
+            },
+        ]);
+        assert_eq!(row.median(), None);
+        assert_eq!(row.lower_bound(), Some(16_000.0));
+    }
+
+    #[test]
+    fn searches_that_bracketed_nothing_give_a_lower_bound_in_the_table() {
+        let row = row(&[
+            Found::ClientBound {
+                held: Some(16_000.0),
+                at: 32_000.0,
+            },
+            Found::NotBracketed { held: 8000.0 },
+        ]);
+        assert_eq!(row.median(), None);
+        // Two results: the lower one, cautiously.
+        assert_eq!(row.lower_bound(), Some(8000.0));
+        let report = CapacityReport {
+            schema_version: CAPACITY_SCHEMA_VERSION,
+            header: serde_json::from_value(serde_json::json!({
+                "tool": {"fwbench_version": "0", "engine": "V8", "framework_versions": {}, "dependency_versions": {}},
+                "machine": {"cpu_model": "", "logical_cpus": 2, "kernel": "", "os": ""},
+                "pinning": {"server_cpus": [0], "load_cpus": [1], "applied": true},
+                "options": {},
+                "started_at": "2026-12-08T00:00:00Z",
+                "wall_time_s": 1.0
+            }))
+            .expect("a run header"),
+            p99_target_us: 1000.0,
+            rows: vec![row],
+            warnings: Vec::new(),
+        };
+        let mut text = Vec::new();
+        write_capacity(&report, false, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("≥ 8000"), "{text}");
+        assert!(text.contains("client-bound at 32000"), "{text}");
+    }
 }

@@ -61,11 +61,17 @@ pub const COLUMNS: &[&str] = &[
     "rss_mib",
     "steady_rss_mib",
     "peak_rss_mib",
+    "heap_used_mib",
+    "heap_total_mib",
+    "external_mib",
+    "per_connection_kib",
+    "growth_bytes_per_million",
+    "leak",
 ];
 
 /// The columns after the cost figures, which every line fills: what served
 /// the row and its memory (see [`tail`]).
-const TAIL_COLUMNS: usize = 4;
+const TAIL_COLUMNS: usize = 10;
 
 /// Writes `report` as CSV to `out`.
 pub fn write_csv(report: &BenchReport, out: &mut dyn Write) -> io::Result<()> {
@@ -159,8 +165,8 @@ fn cost_figures(round: &Round) -> Vec<String> {
     ]
 }
 
-/// What served the row, the round's resident set and the row's memory
-/// figures (empty where not measured).
+/// What served the row, the round's resident set and heap after
+/// collection, and the row's memory figures (empty where not measured).
 fn tail(row: &Row, round: Option<&Round>) -> [String; TAIL_COLUMNS] {
     let optional = |value: Option<f64>| value.map_or(String::new(), |v| v.to_string());
     [
@@ -168,6 +174,18 @@ fn tail(row: &Row, round: Option<&Round>) -> [String; TAIL_COLUMNS] {
         optional(round.and_then(|r| r.rss_mib)),
         optional(row.memory.map(|m| m.steady_rss_mib)),
         optional(row.memory.map(|m| m.peak_rss_mib)),
+        optional(round.and_then(|r| r.heap_after_gc).map(|h| h.used_mib)),
+        optional(round.and_then(|r| r.heap_after_gc).map(|h| h.total_mib)),
+        optional(round.and_then(|r| r.heap_after_gc).map(|h| h.external_mib)),
+        optional(row.memory.and_then(|m| m.per_connection_kib)),
+        optional(
+            row.memory
+                .and_then(|m| m.leak)
+                .map(|l| l.heap_bytes_per_million.unwrap_or(l.rss_bytes_per_million)),
+        ),
+        row.memory
+            .and_then(|m| m.leak)
+            .map_or(String::new(), |l| l.flagged.to_string()),
     ]
 }
 
