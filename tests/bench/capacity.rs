@@ -57,14 +57,11 @@ fn steps(row: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// The middle value, the lower one of two: the median capacity reads
+/// (report/capacity.rs).
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+    values[(values.len() - 1) / 2]
 }
 
 /// One capacity run of the spin fixture and plain.js on s200, shared by
