@@ -22,7 +22,7 @@ pub fn measure(
     report: &mut BenchReport,
     cancel: &Arc<AtomicBool>,
 ) {
-    let load_threads = plan.cpus.load.len().max(1);
+    let load_threads = plan.load_threads();
     let pace = Pace {
         connections,
         ..Pace::of_round(plan)

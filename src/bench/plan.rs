@@ -95,6 +95,12 @@ impl BenchPlan {
         Ok(plan)
     }
 
+    /// How many load generator threads a measurement runs: one per CPU of
+    /// the load set (at least one).
+    pub fn load_threads(&self) -> usize {
+        self.cpus.load.len().max(1)
+    }
+
     /// The plan for `matrix` (already resolved) measured as `args` say;
     /// with `--server-host`, that host checked over SSH.
     pub fn new(matrix: Matrix, args: &RunArgs) -> anyhow::Result<BenchPlan> {

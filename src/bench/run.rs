@@ -285,7 +285,7 @@ fn measure_rounds(
     cancel: &Arc<AtomicBool>,
 ) {
     let progress = Progress::new(live.len() * plan.rounds as usize, plan.duration + plan.warmup);
-    let load_threads = plan.cpus.load.len().max(1);
+    let load_threads = plan.load_threads();
     let server_cores = server_cores(plan);
     let mut step = 0;
     for round in 0..plan.rounds {

@@ -26,7 +26,7 @@ pub fn measure(
     report: &mut BenchReport,
     cancel: &Arc<AtomicBool>,
 ) {
-    let load_threads = plan.cpus.load.len().max(1);
+    let load_threads = plan.load_threads();
     let pace = Pace {
         warmup: Duration::ZERO,
         requests: Some(requests),

@@ -30,7 +30,7 @@ pub fn run_step(
     p99_target_us: f64,
     cancel: &Arc<AtomicBool>,
 ) -> StepRun {
-    let load_threads = plan.cpus.load.len().max(1);
+    let load_threads = plan.load_threads();
     let pace = Pace {
         rate: Some(rate),
         ..Pace::of_round(plan)

@@ -8,21 +8,14 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::escape::{json_in_script, text as esc};
-use super::plot::Frame;
+use super::plot::{Frame, LINE_PLOT};
 use super::{Page, COLORS};
 use crate::report::capacity::{capacity_table, CapacityReport, CapacityRow, Step, LEGEND};
 use crate::report::table::{Align, Table};
 use crate::report::text::run_header;
 
 /// The plot's size, and room for the axes' labels.
-const FRAME: Frame = Frame {
-    width: 760.0,
-    height: 300.0,
-    left: 64.0,
-    right: 20.0,
-    top: 12.0,
-    bottom: 36.0,
-};
+const FRAME: Frame = LINE_PLOT;
 
 /// A step's figure, µs.
 type Figure = fn(&Step) -> f64;
@@ -152,17 +145,7 @@ fn svg(row: &CapacityRow, steps: &[&Step], target_us: f64) -> String {
     }
     for power in (lo as i32)..=(hi as i32) {
         let us = 10f64.powi(power);
-        let at = y(us);
-        let _ = write!(
-            svg,
-            "<line class=\"grid\" x1=\"{}\" y1=\"{at:.1}\" x2=\"{:.1}\" y2=\"{at:.1}\"/>\
-             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            FRAME.left,
-            FRAME.width - FRAME.right,
-            FRAME.left - 6.0,
-            at + 4.0,
-            crate::units::latency(us)
-        );
+        FRAME.y_tick(&mut svg, y(us), &crate::units::latency(us));
     }
     FRAME.x_title(&mut svg, "offered rate, req/s");
     FRAME.y_title(&mut svg, "latency (log)");

@@ -8,19 +8,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::escape::text as esc;
-use super::plot::Frame;
+use super::plot::{Frame, LINE_PLOT};
 use super::{Page, COLORS};
 use crate::report::history::{self, History, Series};
 
 /// The plot's size, and room for the axes' labels.
-const FRAME: Frame = Frame {
-    width: 760.0,
-    height: 300.0,
-    left: 64.0,
-    right: 20.0,
-    top: 12.0,
-    bottom: 36.0,
-};
+const FRAME: Frame = LINE_PLOT;
 
 /// Writes `history` as one page to `out`.
 pub fn write_history_html(history: &History, out: &mut dyn Write) -> io::Result<()> {

@@ -5,6 +5,17 @@
 
 use std::fmt::Write as _;
 
+/// The frame of the page's full-width line plots over runs, rates and
+/// requests (history.rs, capacity.rs, warmup.rs).
+pub(super) const LINE_PLOT: Frame = Frame {
+    width: 760.0,
+    height: 300.0,
+    left: 64.0,
+    right: 20.0,
+    top: 12.0,
+    bottom: 36.0,
+};
+
 /// A plot's size and margins, in SVG units (the page scales it to its
 /// width).
 pub(super) struct Frame {
@@ -47,22 +58,25 @@ impl Frame {
         );
     }
 
+    /// A horizontal grid line at `y`, with `label` left of the axis.
+    pub fn y_tick(&self, svg: &mut String, y: f64, label: &str) {
+        let _ = write!(
+            svg,
+            "<line class=\"grid\" x1=\"{}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>\
+             <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>",
+            self.left,
+            self.width - self.right,
+            self.left - 6.0,
+            y + 4.0,
+        );
+    }
+
     /// Horizontal grid lines at 0, ¼, ½, ¾ and all of `top`, each labelled
     /// by `label`.
     pub fn y_ticks(&self, svg: &mut String, top: f64, label: impl Fn(f64) -> String) {
         for quarter in 0..=4 {
             let value = top * f64::from(quarter) / 4.0;
-            let y = self.y(value, top);
-            let _ = write!(
-                svg,
-                "<line class=\"grid\" x1=\"{}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>\
-                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-                self.left,
-                self.width - self.right,
-                self.left - 6.0,
-                y + 4.0,
-                label(value)
-            );
+            self.y_tick(svg, self.y(value, top), &label(value));
         }
     }
 

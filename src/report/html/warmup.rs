@@ -6,19 +6,12 @@
 use std::fmt::Write as _;
 
 use super::escape::text as esc;
-use super::plot::Frame;
+use super::plot::{Frame, LINE_PLOT};
 use super::COLORS;
 use crate::report::warmup::WarmupCurve;
 
 /// The plot's size, and room for the axes' labels.
-const FRAME: Frame = Frame {
-    width: 760.0,
-    height: 300.0,
-    left: 64.0,
-    right: 20.0,
-    top: 12.0,
-    bottom: 36.0,
-};
+const FRAME: Frame = LINE_PLOT;
 
 /// The `<svg>` of `curves` (row name, curve), in the legend's order.
 pub fn svg(curves: &[(&str, &WarmupCurve)]) -> String {
