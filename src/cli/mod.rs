@@ -393,7 +393,7 @@ pub struct CapacityArgs {
     #[arg(long, default_value = START_TIMEOUT, value_parser = parse_duration)]
     pub start_timeout: Duration,
     /// Directory for capacity.json, capacity.md and capacity.html (default
-    /// fwbench-results/capacity-<date-time>).
+    /// fwbench-results/<date-time>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the tables as Markdown instead of for the terminal.
